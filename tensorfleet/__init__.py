@@ -1,0 +1,29 @@
+"""tensorfleet: distributed TensorFlow-style training in Python.
+
+``import tensorfleet as tf`` gives the TensorFlow 1.x names that distributed
+training programs use.
+"""
+
+from tensorfleet import dtypes, errors  # noqa: F401
+from tensorfleet.dtypes import *  # noqa: F401,F403
+from tensorfleet.dtypes import DType, as_dtype  # noqa: F401
+from tensorfleet.framework import (  # noqa: F401
+    DeviceSpec, Dimension, Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Operation,
+    Tensor, TensorShape, add_to_collection, add_to_collections, colocate_with,
+    control_dependencies, convert_to_tensor, device, get_collection, get_collection_ref,
+    get_default_graph, import_graph_def, name_scope, register_tensor_conversion_function,
+    reset_default_graph, set_random_seed)
+from tensorfleet import kernels as _kernels  # noqa: F401
+from tensorfleet.ops.array_ops import *  # noqa: F401,F403
+from tensorfleet.ops.math_ops import *  # noqa: F401,F403
+from tensorfleet.ops.random_ops import *  # noqa: F401,F403
+from tensorfleet.ops.state_ops import *  # noqa: F401,F403
+from tensorfleet.ops.variables import *  # noqa: F401,F403
+from tensorfleet.ops.variable_scope import *  # noqa: F401,F403
+from tensorfleet.ops.control_flow_ops import *  # noqa: F401,F403
+from tensorfleet.ops.data_flow_ops import *  # noqa: F401,F403
+from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
+from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
+from tensorfleet import nn, train, summary, app, contrib  # noqa: F401,E402
+
+__version__ = "0.1.0"

@@ -1,0 +1,573 @@
+"""Graph, Operation and Tensor: the dataflow graph that every layer builds on."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet.framework import device as _device
+from tensorfleet.framework.op_registry import get_op_def
+from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Tensor:
+    """A symbolic handle to one output of an ``Operation``.
+
+    Arithmetic operators are attached by ``ops.math_ops`` so that this layer does
+    not import the op families.
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType,
+                 shape: TensorShape):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._shape = shape
+        self._name = f"{op.name}:{value_index}"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def graph(self) -> "Graph":
+        return self.op.graph
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape: Any) -> None:
+        """Refines the static shape; ValueError if it conflicts with the known one."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def consumers(self) -> List["Operation"]:
+        return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
+
+    def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
+        """Runs this tensor in ``session`` or the default session."""
+        from tensorfleet.runtime.session import get_default_session_or_raise
+        return (session or get_default_session_or_raise()).run(self, feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("Using a tf.Tensor as a Python bool is not allowed; use tf.cond "
+                        "to run ops conditionally.")
+
+    def __iter__(self):
+        raise TypeError("A tf.Tensor is not iterable; use tf.unstack or slicing.")
+
+    @staticmethod
+    def _override_operator(name: str, fn: Callable[..., Any]) -> None:
+        setattr(Tensor, name, fn)
+
+
+class Operation:
+    """A node of the graph: an op type applied to input tensors, with attrs."""
+
+    def __init__(self, graph: "Graph", op_type: str, name: str, inputs: Sequence[Tensor],
+                 output_dtypes: Sequence[_dtypes.DType], attrs: Dict[str, Any],
+                 device: str, control_inputs: Sequence["Operation"]):
+        self.graph = graph
+        self.type = op_type
+        self.name = name
+        self._inputs = list(inputs)
+        self.attrs = attrs
+        self._device = device
+        self._control_inputs = list(control_inputs)
+        self.op_def = get_op_def(op_type)
+        self._id = graph._next_id()
+        self._outputs = [Tensor(self, i, dt, unknown_shape()) for i, dt in enumerate(output_dtypes)]
+
+    @property
+    def inputs(self) -> List[Tensor]:
+        return self._inputs
+
+    @property
+    def outputs(self) -> List[Tensor]:
+        return self._outputs
+
+    @property
+    def control_inputs(self) -> List["Operation"]:
+        return self._control_inputs
+
+    @property
+    def device(self) -> str:
+        return self._device
+
+    @property
+    def node_def(self) -> Dict[str, Any]:
+        from tensorfleet.framework.serialization import node_to_plain
+        return node_to_plain(self)
+
+    def _set_device(self, device: Any) -> None:
+        self._device = _device.canonical_name(device)
+
+    def _add_control_input(self, op: "Operation") -> None:
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+            self.graph._version += 1
+
+    def get_attr(self, name: str) -> Any:
+        """The value of attr ``name``; ValueError naming the op when absent."""
+        if name not in self.attrs:
+            raise ValueError(f"Operation {self.name!r} has no attr named {name!r}")
+        return self.attrs[name]
+
+    def colocation_groups(self) -> List[str]:
+        return list(self.attrs.get("_class", [])) or [f"loc:@{self.name}"]
+
+    def run(self, feed_dict: Optional[dict] = None, session: Any = None) -> None:
+        """Runs this op in ``session`` or the default session."""
+        from tensorfleet.runtime.session import get_default_session_or_raise
+        (session or get_default_session_or_raise()).run(self, feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A dataflow graph of ``Operation`` nodes, with scopes and collections."""
+
+    def __init__(self) -> None:
+        self._ops: List[Operation] = []
+        self._ops_by_name: Dict[str, Operation] = {}
+        self._names_in_use: Dict[str, int] = {}
+        self._version = 0
+        self._id_counter = 0
+        self._collections: Dict[str, List[Any]] = {}
+        self._finalized = False
+        self.seed: Optional[int] = None
+        self._lock = threading.RLock()
+        self._thread = threading.local()
+
+    # -- per-thread scope stacks ------------------------------------------------------
+    def _stack(self, name: str) -> list:
+        st = getattr(self._thread, name, None)
+        if st is None:
+            st = []
+            setattr(self._thread, name, st)
+        return st
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def _next_id(self) -> int:
+        self._id_counter += 1
+        return self._id_counter
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self) -> None:
+        """Makes the graph read-only: adding an op raises RuntimeError."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self) -> None:
+        self._finalized = False
+
+    # -- names -------------------------------------------------------------------------
+    def get_name_scope(self) -> str:
+        st = self._stack("name_scope")
+        return st[-1] if st else ""
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """``scope/name``, suffixed ``_1``, ``_2`` ... to be unique in this graph."""
+        scope = self.get_name_scope()
+        full = f"{scope}/{name}" if scope else name
+        key = full.lower()
+        count = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = count + 1
+        if count > 0:
+            base = full
+            while True:
+                candidate = f"{base}_{count}"
+                if candidate.lower() not in self._names_in_use:
+                    break
+                count += 1
+            if mark_as_used:
+                self._names_in_use[candidate.lower()] = 1
+            full = candidate
+        return full
+
+    @contextlib.contextmanager
+    def name_scope(self, name: Optional[str]) -> Iterator[str]:
+        """Opens a name scope; ``None`` or ``""`` resets to the root, a trailing ``/``
+        re-enters an existing scope exactly."""
+        st = self._stack("name_scope")
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = self.unique_name(name)
+        st.append(new)
+        try:
+            yield (new + "/") if new else ""
+        finally:
+            st.pop()
+
+    # -- devices -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def device(self, device_name_or_function: Any) -> Iterator[None]:
+        """Device scope: a string merged over outer scopes, a function of the op, or
+        None to clear every outer scope."""
+        st = self._stack("device")
+        if device_name_or_function is not None and not callable(device_name_or_function):
+            if isinstance(device_name_or_function, _device.DeviceSpec):
+                device_name_or_function = device_name_or_function.to_string()
+            _device.DeviceSpec.from_string(device_name_or_function)  # validate now
+        st.append(device_name_or_function)
+        try:
+            yield
+        finally:
+            st.pop()
+
+    def _apply_device(self, op: Operation) -> None:
+        dev = ""
+        for entry in self._stack("device"):
+            if entry is None:
+                dev = ""
+            elif callable(entry):
+                op._device = dev
+                dev = _device.canonical_name(entry(op) or "")
+            else:
+                dev = _device.merge_device(dev, entry)
+        op._device = dev
+
+    @contextlib.contextmanager
+    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside are placed on the same device as ``op``."""
+        if op is not None and not isinstance(op, Operation):
+            op = getattr(op, "op", op)
+        st = self._stack("colocate")
+        st.append(op)
+        try:
+            yield
+        finally:
+            st.pop()
+
+    # -- control dependencies -------------------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
+        """Ops created inside run after ``control_inputs``; None clears outer scopes."""
+        st = self._stack("control")
+        if control_inputs is None:
+            st.append(None)
+        else:
+            ops = []
+            for c in control_inputs:
+                c = self.as_graph_element(c)
+                ops.append(c.op if isinstance(c, Tensor) else c)
+            st.append(ops)
+        try:
+            yield
+        finally:
+            st.pop()
+
+    def _current_control_inputs(self) -> List[Operation]:
+        out: List[Operation] = []
+        for entry in self._stack("control"):
+            if entry is None:
+                out = []
+            else:
+                out.extend(o for o in entry if o not in out)
+        return out
+
+    # -- ops ------------------------------------------------------------------------------
+    def create_op(self, op_type: str, inputs: Sequence[Tensor],
+                  dtypes: Sequence[_dtypes.DType], attrs: Optional[Dict[str, Any]] = None,
+                  name: Optional[str] = None, shapes: Optional[Sequence[Any]] = None,
+                  control_inputs: Sequence[Operation] = ()) -> Operation:
+        """Adds an op. Shapes come from the registered shape function unless given."""
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Input to {op_type} must be a Tensor, got {type(t).__name__}")
+            if t.graph is not self:
+                raise ValueError(f"Tensor {t.name} must be from the same graph as the op "
+                                 f"{name or op_type} being created.")
+        with self._lock:
+            op_name = self.unique_name(name or op_type)
+            ctrl = list(control_inputs)
+            for c in self._current_control_inputs():
+                if c not in ctrl:
+                    ctrl.append(c)
+            op = Operation(self, op_type, op_name, inputs, [_dtypes.as_dtype(d) for d in dtypes],
+                           dict(attrs or {}), "", ctrl)
+            coloc = [c for c in self._stack("colocate") if c is not None]
+            if coloc:
+                target = coloc[-1]
+                op.attrs["_class"] = target.colocation_groups()
+                op._device = target.device
+            else:
+                self._apply_device(op)
+            if shapes is not None:
+                for t, s in zip(op._outputs, shapes):
+                    t._shape = as_shape(s)
+            elif op.op_def.shape_fn is not None:
+                try:
+                    out_shapes = op.op_def.shape_fn(op)
+                except ValueError as e:
+                    raise ValueError(f"{e} for '{op_name}' (op: '{op_type}') with input shapes: "
+                                     f"{', '.join(str(t.shape) for t in inputs)}.") from None
+                for t, s in zip(op._outputs, out_shapes):
+                    t._shape = as_shape(s)
+            self._ops.append(op)
+            self._ops_by_name[op_name] = op
+            self._version += 1
+        return op
+
+    def get_operations(self) -> List[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        try:
+            return self._ops_by_name[name]
+        except KeyError:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        op_name, _, idx = name.rpartition(":")
+        if not op_name or not idx.isdigit():
+            raise ValueError(f"Tensor names look like 'op:0', got {name!r}")
+        op = self.get_operation_by_name(op_name)
+        if int(idx) >= len(op.outputs):
+            raise KeyError(f"Operation {op_name!r} has only {len(op.outputs)} outputs")
+        return op.outputs[int(idx)]
+
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True,
+                         allow_operation: bool = True) -> Union[Tensor, Operation]:
+        """Resolves a Tensor, Operation, name or convertible object in this graph."""
+        conv = getattr(obj, "_as_graph_element", None)
+        if conv is not None:
+            obj = conv()
+        if isinstance(obj, str):
+            obj = self.get_tensor_by_name(obj) if ":" in obj else self.get_operation_by_name(obj)
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError(f"{obj} is not an element of this graph.")
+            if isinstance(obj, Tensor) and not allow_tensor:
+                raise TypeError(f"Expected an Operation, got Tensor {obj.name}")
+            if isinstance(obj, Operation) and not allow_operation:
+                raise TypeError(f"Expected a Tensor, got Operation {obj.name}")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
+
+    # -- collections ----------------------------------------------------------------------
+    def add_to_collection(self, name: str, value: Any) -> None:
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names: Sequence[str], value: Any) -> None:
+        for n in ([names] if isinstance(names, str) else names):
+            self.add_to_collection(n, value)
+
+    def get_collection(self, name: str, scope: Optional[str] = None) -> List[Any]:
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        pat = re.compile(scope)
+        return [i for i in items if pat.match(getattr(i, "name", "") or "")]
+
+    def get_collection_ref(self, name: str) -> List[Any]:
+        return self._collections.setdefault(name, [])
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
+
+    def get_all_collection_keys(self) -> List[str]:
+        return list(self._collections)
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Graph"]:
+        """Makes this graph the default for ops created in this thread."""
+        _default_stack().append(self)
+        try:
+            yield self
+        finally:
+            _default_stack().pop()
+
+    def as_graph_def(self) -> Dict[str, Any]:
+        from tensorfleet.framework.serialization import graph_to_plain
+        return graph_to_plain(self)
+
+
+class GraphKeys:
+    """Standard collection names."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    MODEL_VARIABLES = "model_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    GLOBAL_STEP = "global_step"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    SAVERS = "savers"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+
+
+_global_default_graph: Optional[Graph] = None
+_local = threading.local()
+
+
+def _default_stack() -> List[Graph]:
+    st = getattr(_local, "stack", None)
+    if st is None:
+        st = _local.stack = []
+    return st
+
+
+def get_default_graph() -> Graph:
+    """The innermost graph opened with ``as_default`` in this thread, else the global one."""
+    global _global_default_graph
+    st = _default_stack()
+    if st:
+        return st[-1]
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph() -> None:
+    """Replaces the global default graph with a new empty one."""
+    global _global_default_graph
+    if _default_stack():
+        raise AssertionError("Do not use tf.reset_default_graph() inside a graph's "
+                             "as_default() block.")
+    _global_default_graph = Graph()
+
+
+_CONVERSIONS: List[tuple] = []
+_constant_fn: Optional[Callable[..., Tensor]] = None
+
+
+def register_tensor_conversion_function(base_type: type, fn: Callable[..., Tensor]) -> None:
+    """Lets ``convert_to_tensor`` accept instances of ``base_type`` (e.g. Variable)."""
+    _CONVERSIONS.append((base_type, fn))
+
+
+def _register_constant_fn(fn: Callable[..., Tensor]) -> None:
+    global _constant_fn
+    _constant_fn = fn
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
+                      preferred_dtype: Any = None) -> Tensor:
+    """Returns ``value`` as a Tensor, making a constant from Python/numpy values.
+
+    Raises:
+      TypeError/ValueError: if ``value`` has a dtype other than the requested one.
+    """
+    if isinstance(value, Tensor):
+        if dtype is not None and _dtypes.as_dtype(dtype) is not value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}: {value!r}")
+        return value
+    for base, fn in _CONVERSIONS:
+        if isinstance(value, base):
+            return fn(value, dtype=dtype, name=name)
+    if isinstance(value, Operation):
+        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor")
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        from tensorfleet.ops.array_ops import stack  # packs mixed lists like TF's auto-pack
+        return stack(list(value), name=name or "packed")
+    if _constant_fn is None:
+        raise RuntimeError("tensorfleet.ops is not loaded; import tensorfleet first.")
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return _constant_fn(value, dtype=preferred_dtype, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
+    return _constant_fn(value, dtype=dtype, name=name or "Const")
+
+
+def name_scope(name: Optional[str], default_name: Optional[str] = None,
+               values: Any = None) -> Any:
+    """``tf.name_scope``: opens a scope on the default graph."""
+    return get_default_graph().name_scope(name if name is not None else default_name)
+
+
+def device(device_name_or_function: Any) -> Any:
+    """``tf.device``: a device scope on the default graph."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def control_dependencies(control_inputs: Any) -> Any:
+    """``tf.control_dependencies`` on the default graph."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def add_to_collection(name: str, value: Any) -> None:
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names: Sequence[str], value: Any) -> None:
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key: str, scope: Optional[str] = None) -> List[Any]:
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> List[Any]:
+    return get_default_graph().get_collection_ref(key)
+
+
+def set_random_seed(seed: Optional[int]) -> None:
+    """Sets the graph-level seed of the default graph."""
+    get_default_graph().seed = seed
+
+
+def get_seed(op_seed: Optional[int]) -> tuple:
+    """The (graph seed, op seed) pair an op should use, following TensorFlow's rules."""
+    g = get_default_graph()
+    if g.seed is not None:
+        return g.seed, (op_seed if op_seed is not None else g._id_counter + 1)
+    if op_seed is not None:
+        return 87654321, op_seed
+    return None, None
+
+
+__all__ = [
+    "Tensor", "Operation", "Graph", "GraphKeys", "get_default_graph", "reset_default_graph",
+    "convert_to_tensor", "register_tensor_conversion_function", "name_scope", "device",
+    "control_dependencies", "colocate_with", "add_to_collection", "add_to_collections",
+    "get_collection", "get_collection_ref", "set_random_seed", "get_seed",
+]

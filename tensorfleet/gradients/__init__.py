@@ -1,0 +1,6 @@
+"""Reverse-mode gradients; importing this registers every family's gradients."""
+
+from tensorfleet.gradients import array_grad, control_flow_grad, math_grad, nn_grad  # noqa: F401
+from tensorfleet.gradients.gradients_impl import gradients  # noqa: F401
+from tensorfleet.gradients.registry import (  # noqa: F401
+    NotDifferentiable, RegisterGradient, no_gradient, register_gradient)

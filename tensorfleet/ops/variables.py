@@ -1,0 +1,3 @@
+"""Placeholder module; filled in by its family."""
+
+__all__: list = []

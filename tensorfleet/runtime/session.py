@@ -1,0 +1,359 @@
+"""``tf.Session``: runs fetches of a graph, locally or against a cluster's master.
+
+The client-side work (resolving nested fetches, validating feeds, rebuilding the
+result structure) is shared; where the step runs is a backend chosen by target:
+``""`` runs in this process, ``grpc://host:port`` talks to a server's master
+(registered by ``tensorfleet.distributed``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet import errors
+from tensorfleet.framework.graph import Graph, Operation, Tensor, get_default_graph
+from tensorfleet.runtime.executor import Plan, prune
+from tensorfleet.runtime.resource_mgr import ResourceManager
+
+_FACTORIES: Dict[str, Callable[..., Any]] = {}
+_RESETTERS: Dict[str, Callable[..., None]] = {}
+
+
+def register_session_factory(prefix: str, factory: Callable[..., Any],
+                             reset: Optional[Callable[..., None]] = None) -> None:
+    """Makes ``Session(target)`` with ``target.startswith(prefix)`` use ``factory``."""
+    _FACTORIES[prefix] = factory
+    if reset is not None:
+        _RESETTERS[prefix] = reset
+
+
+class LocalBackend:
+    """Runs steps in this process, with its own resource manager and plan cache."""
+
+    def __init__(self, graph: Graph, config: Any = None,
+                 resources: Optional[ResourceManager] = None):
+        self.graph = graph
+        self.resources = resources if resources is not None else ResourceManager()
+        self._plans: Dict[tuple, Plan] = {}
+        self._op_states: Dict[str, Dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self.config = config
+
+    def op_state(self, op: Operation) -> Dict[str, Any]:
+        return self._op_states.setdefault(op.name, {})
+
+    def plan_for(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
+                 feeds: Tuple[Tensor, ...]) -> Plan:
+        key = (fetches, targets, feeds)
+        plan = self._plans.get(key)
+        if plan is None:
+            with self._lock:
+                ops = prune(fetches, targets, set(feeds))
+                plan = Plan(ops, feeds, fetches, self.resources, self.op_state, self)
+                self._plans[key] = plan
+        return plan
+
+    def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
+            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
+        return self.plan_for(fetches, targets, feeds).run(feed_values)
+
+    def close(self) -> None:
+        self._plans.clear()
+
+
+class _FetchStructure:
+    """Flattens nested fetches into unique tensors/ops and rebuilds the result."""
+
+    def __init__(self, graph: Graph, fetches: Any):
+        self.tensors: List[Tensor] = []
+        self.targets: List[Operation] = []
+        self._tindex: Dict[Tensor, int] = {}
+        self._graph = graph
+        self.spec = self._flatten(fetches)
+
+    def _flatten(self, f: Any) -> Any:
+        if isinstance(f, dict):
+            return ("dict", type(f), [(k, self._flatten(v)) for k, v in f.items()])
+        if isinstance(f, tuple) and hasattr(f, "_fields"):
+            return ("namedtuple", type(f), [self._flatten(v) for v in f])
+        if isinstance(f, (list, tuple)):
+            return ("seq", type(f), [self._flatten(v) for v in f])
+        comps = getattr(f, "_fetch_components", None)
+        if comps is not None:
+            parts, rebuild = comps()
+            return ("composite", rebuild, [self._flatten(p) for p in parts])
+        if f is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        try:
+            el = self._graph.as_graph_element(f)
+        except (KeyError, ValueError) as e:
+            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
+                            f"or Tensor. ({e})") from None
+        if isinstance(el, Operation):
+            if el not in self.targets:
+                self.targets.append(el)
+            return ("op",)
+        if el not in self._tindex:
+            self._tindex[el] = len(self.tensors)
+            self.tensors.append(el)
+        return ("t", self._tindex[el])
+
+    def build(self, values: Sequence[Any]) -> Any:
+        return self._build(self.spec, values)
+
+    def _build(self, spec: Any, values: Sequence[Any]) -> Any:
+        kind = spec[0]
+        if kind == "t":
+            return values[spec[1]]
+        if kind == "op":
+            return None
+        if kind == "dict":
+            out = spec[1]()
+            for k, s in spec[2]:
+                out[k] = self._build(s, values)
+            return out
+        if kind == "namedtuple":
+            return spec[1](*[self._build(s, values) for s in spec[2]])
+        if kind == "composite":
+            return spec[1](*[self._build(s, values) for s in spec[2]])
+        items = [self._build(s, values) for s in spec[2]]
+        return items if spec[1] is list else spec[1](items)
+
+
+def _to_user_value(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        if v.ndim == 0:
+            return v[()]
+        if not v.flags.owndata or not v.flags.writeable:
+            return v.copy()
+    return v
+
+
+def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
+    """Checks and converts one feed; ValueError/TypeError naming the tensor and shapes."""
+    if isinstance(value, (Tensor, Operation)):
+        raise TypeError(f"The value of a feed cannot be a tf.Tensor object. Acceptable feed "
+                        f"values include Python scalars, strings, lists, numpy ndarrays. "
+                        f"(feeding {t.name})")
+    dt = t.dtype
+    if dt is _dtypes.string:
+        arr = np.asarray(value, dtype=object)
+    else:
+        src = np.asarray(value)
+        if src.dtype.kind in "OSU":
+            raise TypeError(f"Cannot feed a value of type {src.dtype} to Tensor {t.name!r} of "
+                            f"dtype {dt.name}")
+        if src.dtype != dt.np:
+            if dt.np.kind in "iub" and src.dtype.kind == "f" and src.size and not np.all(
+                    np.isfinite(src) & (np.floor(src) == src)):
+                raise TypeError(f"Cannot feed non-integer values of dtype {src.dtype} to "
+                                f"Tensor {t.name!r} of dtype {dt.name}")
+            arr = src.astype(dt.np)
+        else:
+            arr = src
+    if not t.shape.is_compatible_with(arr.shape):
+        raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor {t.name!r}, "
+                         f"which has shape {str(t.shape)!r}")
+    return arr
+
+
+class BaseSession:
+    """Shared implementation of ``Session`` and ``InteractiveSession``."""
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None):
+        self._graph = graph if graph is not None else get_default_graph()
+        self._target = target or ""
+        self._config = config
+        self._closed = False
+        self._structs: Dict[Any, _FetchStructure] = {}
+        if isinstance(self._target, bytes):
+            self._target = self._target.decode()
+        if not self._target:
+            self._backend: Any = LocalBackend(self._graph, config)
+        else:
+            factory = next((f for p, f in _FACTORIES.items() if self._target.startswith(p)), None)
+            if factory is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"No session factory registered for the given session target "
+                    f"{self._target!r}; expected '' or 'grpc://host:port'")
+            self._backend = factory(self._target, self._graph, config)
+        self._default_ctx: List[Any] = []
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def graph_def(self) -> Dict[str, Any]:
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return self._target
+
+    def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        """Runs the ops needed for ``fetches`` and returns their values, in the same
+        nested structure (lists, tuples, dicts, namedtuples)."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if feed_dict:
+            feeds, vals = self._feeds(feed_dict)
+        else:
+            feeds, vals = (), ()
+        if type(fetches) is Tensor and fetches.graph is self._graph:
+            out = self._backend.run((fetches,), (), feeds, vals)
+            return _to_user_value(out[0])
+        if type(fetches) is Operation and fetches.graph is self._graph:
+            self._backend.run((), (fetches,), feeds, vals)
+            return None
+        st = _FetchStructure(self._graph, fetches)
+        out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals)
+        return st.build([_to_user_value(v) for v in out])
+
+    def _feeds(self, feed_dict: dict) -> Tuple[tuple, list]:
+        feeds, vals = [], []
+        for k, v in feed_dict.items():
+            keys = getattr(k, "_feed_components", None)
+            if keys is not None:
+                for kk, vv in zip(keys(), v_components(v)):
+                    feeds.append(self._feed_tensor(kk))
+                    vals.append(convert_feed_value(feeds[-1], vv))
+                continue
+            t = self._feed_tensor(k)
+            feeds.append(t)
+            vals.append(convert_feed_value(t, v))
+        return tuple(feeds), vals
+
+    def _feed_tensor(self, k: Any) -> Tensor:
+        try:
+            el = self._graph.as_graph_element(k, allow_operation=False)
+        except (KeyError, ValueError, TypeError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key {k!r} as a Tensor: {e}") from None
+        return el  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Releases the session; later ``run`` calls raise RuntimeError."""
+        if not self._closed:
+            self._closed = True
+            self._backend.close()
+
+    def as_default(self) -> Any:
+        return _default_session(self)
+
+    def __enter__(self) -> "BaseSession":
+        ctx = _default_session(self)
+        ctx.__enter__()
+        self._default_ctx.append(ctx)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._default_ctx:
+            self._default_ctx.pop().__exit__(*exc)
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+            pass
+
+    def list_devices(self) -> List[str]:
+        lister = getattr(self._backend, "list_devices", None)
+        return lister() if lister else ["/job:localhost/replica:0/task:0/device:CPU:0"]
+
+    def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None) -> Callable:
+        """A function that runs ``fetches`` with positional feeds, skipping re-analysis."""
+        st = _FetchStructure(self._graph, fetches)
+        feeds = tuple(self._feed_tensor(f) for f in (feed_list or ()))
+        ft, tg = tuple(st.tensors), tuple(st.targets)
+
+        def call(*args: Any) -> Any:
+            vals = [convert_feed_value(t, a) for t, a in zip(feeds, args)]
+            out = self._backend.run(ft, tg, feeds, vals)
+            return st.build([_to_user_value(v) for v in out])
+        return call
+
+
+def v_components(v: Any) -> Sequence[Any]:
+    comps = getattr(v, "_feed_values", None)
+    return comps() if comps is not None else tuple(v)
+
+
+class Session(BaseSession):
+    """``tf.Session(target='', graph=None, config=None)``."""
+
+    @staticmethod
+    def reset(target: str, containers: Optional[List[str]] = None, config: Any = None) -> None:
+        """Clears resource containers (all when None) on every task of ``target``'s cluster."""
+        fn = next((f for p, f in _RESETTERS.items() if target.startswith(p)), None)
+        if fn is None:
+            raise errors.InvalidArgumentError(None, None, f"Cannot reset target {target!r}")
+        fn(target, containers, config)
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default session on creation."""
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None, config: Any = None):
+        super().__init__(target, graph, config)
+        self._ictx = _default_session(self)
+        self._ictx.__enter__()
+
+    def close(self) -> None:
+        if not self._closed and getattr(self, "_ictx", None) is not None:
+            try:
+                self._ictx.__exit__(None, None, None)
+            except (IndexError, ValueError):
+                pass
+            self._ictx = None
+        super().close()
+
+
+_session_local = threading.local()
+
+
+def _session_stack() -> List[BaseSession]:
+    st = getattr(_session_local, "stack", None)
+    if st is None:
+        st = _session_local.stack = []
+    return st
+
+
+@contextlib.contextmanager
+def _default_session(sess: BaseSession) -> Iterator[BaseSession]:
+    st = _session_stack()
+    st.append(sess)
+    g = sess.graph.as_default()
+    g.__enter__()
+    try:
+        yield sess
+    finally:
+        g.__exit__(None, None, None)
+        if sess in st:
+            st.remove(sess)
+
+
+def get_default_session() -> Optional[BaseSession]:
+    st = _session_stack()
+    return st[-1] if st else None
+
+
+def get_default_session_or_raise() -> BaseSession:
+    s = get_default_session()
+    if s is None:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                         "registered. Use `with sess.as_default()` or pass an explicit session "
+                         "to `eval(session=sess)`")
+    return s
+
+
+__all__ = ["Session", "InteractiveSession", "get_default_session", "LocalBackend",
+           "register_session_factory", "convert_feed_value"]

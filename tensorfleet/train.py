@@ -1,0 +1,1 @@
+"""``tf.train``: optimizers, sessions, savers, hooks, cluster and server."""

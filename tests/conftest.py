@@ -1,0 +1,11 @@
+"""Shared test setup: each test starts with a fresh default graph."""
+
+import pytest
+
+import tensorfleet as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    tf.reset_default_graph()
+    yield
