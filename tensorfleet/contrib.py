@@ -1,5 +1,20 @@
-"""``tf.contrib``: the few contrib names the TensorFlow 1.x examples use."""
+"""``tf.contrib``: the few contrib names the TensorFlow 1.x examples use.
+
+``tf.contrib.framework.get_or_create_global_step`` is what the distributed
+training example of the seed documents calls; it is the same function as
+``tf.train.get_or_create_global_step``.
+"""
 
 import types
 
-framework = types.SimpleNamespace()
+from tensorfleet.training import training_util as _training_util
+
+framework = types.SimpleNamespace(
+    get_or_create_global_step=_training_util.get_or_create_global_step,
+    get_global_step=_training_util.get_global_step,
+    create_global_step=_training_util.create_global_step,
+    assert_global_step=_training_util.assert_global_step,
+)
+"""``tf.contrib.framework``: the global-step helpers."""
+
+__all__ = ["framework"]

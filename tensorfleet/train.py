@@ -1,1 +1,13 @@
 """``tf.train``: optimizers, sessions, savers, hooks, cluster and server."""
+
+from tensorfleet.training.learning_rate_decay import (  # noqa: F401,E402
+    exponential_decay, inverse_time_decay, piecewise_constant, polynomial_decay)
+from tensorfleet.training.optimizer import Optimizer  # noqa: F401,E402
+from tensorfleet.training.optimizers import (  # noqa: F401,E402
+    AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,
+    RMSPropOptimizer)
+from tensorfleet.training.training_util import (  # noqa: F401,E402
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
+    global_step)
+from tensorfleet.distributed.cluster import ClusterSpec  # noqa: F401,E402
+from tensorfleet.distributed.server import Server  # noqa: F401,E402

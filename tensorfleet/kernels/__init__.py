@@ -2,5 +2,6 @@
 
 from tensorfleet.kernels import (  # noqa: F401
     array_kernels, control_flow_kernels, data_flow_kernels, math_kernels, nn_kernels,
-    random_kernels, state_kernels)
+    random_kernels, sendrecv_kernels, state_kernels,
+    training_kernels)
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401

@@ -129,6 +129,9 @@ class Plan:
         self.n_slots = len(slot)
         self.feed_slots = [slot[t] for t in feeds]
         self.fetch_slots = [slot[t] for t in fetches]
+        # A fetched variable reference is handed out as the variable's value.
+        self.fetch_refs = [i for i, t in enumerate(fetches)
+                           if t.op.op_def.ref_output and t.value_index == 0 and t not in feeds]
 
     def run(self, feed_values: Sequence[Any], step: Optional[StepState] = None) -> List[Any]:
         """Runs one step; returns the fetched values in fetch order."""
@@ -145,7 +148,11 @@ class Plan:
                 self._run_fast(vals)
         finally:
             set_current_step(prev)
-        return [vals[s] for s in self.fetch_slots]
+        out = [vals[s] for s in self.fetch_slots]
+        for i in self.fetch_refs:
+            if out[i] is not DEAD:
+                out[i] = out[i].read()
+        return out
 
     def _run_fast(self, vals: List[Any]) -> None:
         op = None

@@ -1,0 +1,366 @@
+"""Side-by-side benchmark harness: tensorfleet against TensorFlow.
+
+Each benchmark program (``bench_local.py``, ``bench_cluster.py``) runs one case under
+one framework in a fresh subprocess and prints one JSON line.  This harness runs
+every selected case under both frameworks, alternately and ``--repeats`` times, so
+that load from other users of the machine falls on both sides alike; it then
+reports, per case, the median over runs of each run's median step time and the
+ratio tensorfleet / TensorFlow (time; below 1 means tensorfleet is faster).
+
+tensorfleet runs in this interpreter's environment.  TensorFlow runs in its own
+virtual environment, ``benchmarks/.venv-tf``, created on first use with
+``python -m venv`` and ``pip install tensorflow-cpu numpy scikit-learn``, or in the
+interpreter given by ``--tf-python``.
+
+Suites are subcommands (``local``, ``cluster``); a new suite is a ``Suite`` entry in
+``SUITES`` whose cases name a program and its arguments.
+
+Usage::
+
+    python benchmarks/harness.py setup
+    python benchmarks/harness.py local [--repeats 5] [--cases empty,mlp,convnet] [--markdown]
+    python benchmarks/harness.py cluster [--repeats 5] [--cases mean_step,fetch64mb]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_DIR = BENCH_DIR.parent
+VENV_DIR = BENCH_DIR / ".venv-tf"
+RESULTS_DIR = BENCH_DIR / "results"
+TF_REQUIREMENTS = ("tensorflow-cpu", "numpy", "scikit-learn")
+FRAMEWORKS = ("tensorfleet", "tensorflow")
+LABELS = {"tensorfleet": "tensorfleet", "tensorflow": "TensorFlow"}
+
+
+# ---------------------------------------------------------------------------
+# Cases, goals and suites.
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Goal:
+    """A target for one case; ``check(tensorfleet_seconds, ratio)`` says if it is met."""
+
+    text: str
+    check: Callable[[float, float], bool]
+    needs_ratio: bool
+
+
+def ratio_at_most(limit: float) -> Goal:
+    """Goal: tensorfleet's step time is at most ``limit`` times TensorFlow's."""
+    return Goal(f"ratio <= {limit:g}", lambda _s, ratio: ratio <= limit, True)
+
+
+def absolute_under_us(limit_us: float) -> Goal:
+    """Goal: tensorfleet's median step time is below ``limit_us`` microseconds."""
+    return Goal(f"tensorfleet < {limit_us:g} us", lambda s, _r: s * 1e6 < limit_us, False)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of a suite: a program, its arguments, how to show its figure."""
+
+    name: str
+    script: str
+    argv: Tuple[str, ...]
+    unit: str  # "us", "ms" or "GB/s"
+    goal: Optional[Goal] = None
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A subcommand: a named list of cases."""
+
+    description: str
+    cases: Tuple[Case, ...]
+
+
+def _local(name: str, unit: str, goal: Optional[Goal]) -> Case:
+    return Case(name, "bench_local.py", ("--case", name), unit, goal)
+
+
+def _cluster(name: str, case: str, client: str, unit: str) -> Case:
+    return Case(name, "bench_cluster.py", ("run", "--case", case, "--client", client), unit)
+
+
+SUITES: Dict[str, Suite] = {
+    "local": Suite("single-process programs: empty step, MLP and conv net training steps", (
+        _local("empty", "us", absolute_under_us(50)),
+        _local("mlp", "ms", ratio_at_most(1.5)),
+        _local("convnet", "ms", ratio_at_most(1.5)),
+    )),
+    "cluster": Suite("two tasks over gRPC on localhost, servers in subprocesses", (
+        _cluster("mean_step", "mean_step", "separate", "ms"),
+        _cluster("fetch64mb", "fetch64mb", "separate", "GB/s"),
+        _cluster("mean_step_in_task0", "mean_step", "in-task0", "ms"),
+        _cluster("fetch64mb_in_task0", "fetch64mb", "in-task0", "GB/s"),
+    )),
+}
+
+
+# ---------------------------------------------------------------------------
+# Interpreters.
+# ---------------------------------------------------------------------------
+
+def _probe(python: str, code: str) -> Optional[str]:
+    """Runs ``code`` under ``python``; its stripped stdout, or None if it failed."""
+    try:
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                             timeout=300, env=_child_env("tensorflow"))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+_TF_PROBE = "import numpy, sklearn, tensorflow as t; print(t.__version__)"
+
+
+def tensorflow_python(explicit: Optional[str]) -> str:
+    """The interpreter that runs the TensorFlow side, creating the venv if needed."""
+    if explicit:
+        if _probe(explicit, _TF_PROBE) is None:
+            raise SystemExit(f"--tf-python {explicit} cannot import tensorflow, numpy "
+                             "and sklearn")
+        return explicit
+    python = VENV_DIR / "bin" / "python"
+    if python.exists() and _probe(str(python), _TF_PROBE) is not None:
+        return str(python)
+    print(f"creating {VENV_DIR} with {' '.join(TF_REQUIREMENTS)} (once)", file=sys.stderr)
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV_DIR)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *TF_REQUIREMENTS],
+                   check=True)
+    if _probe(str(python), _TF_PROBE) is None:
+        raise SystemExit(f"{python} still cannot import tensorflow after installing")
+    return str(python)
+
+
+def _child_env(framework: str) -> Dict[str, str]:
+    """Environment of a benchmark process: this one's, with TensorFlow's C++ logs muted."""
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    if framework == "tensorflow":
+        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return env
+
+
+# ---------------------------------------------------------------------------
+# Running.
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """All runs of one case under one framework."""
+
+    records: List[dict] = field(default_factory=list)
+    error: Optional[str] = None
+
+    def median_s(self) -> Optional[float]:
+        """Median over runs of each run's median step time."""
+        if not self.records:
+            return None
+        return statistics.median(r["median_s"] for r in self.records)
+
+
+def run_once(python: str, framework: str, case: Case, extra: Sequence[str]) -> dict:
+    """Runs one case under one framework in a subprocess; returns its JSON record.
+
+    The child gets a session (process group) of its own so that on timeout it and
+    any servers it started are killed together, by that group's id.
+    """
+    cmd = [python, str(BENCH_DIR / case.script), *case.argv, "--framework", framework,
+           *extra]
+    proc = subprocess.Popen(cmd, cwd=REPO_DIR, env=_child_env(framework), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=case.timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise RuntimeError(f"timed out after {case.timeout_s:.0f}s") from None
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = [ln for ln in err.strip().splitlines() if ln.strip()][-1:] or ["no output"]
+        raise RuntimeError(f"exit {proc.returncode}: {tail[0][:200]}")
+    return json.loads(lines[-1])
+
+
+def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
+              extra: Sequence[str]) -> Dict[str, Dict[str, Outcome]]:
+    """Runs each case ``repeats`` times under both frameworks, alternating.
+
+    The framework that goes first flips every repeat, so neither side always runs
+    right after the other's warm caches or into the same phase of background load.
+    A framework that fails a case is not retried for it (failures here are missing
+    ops, not noise), and its error is shown in the table.
+    """
+    results = {c.name: {fw: Outcome() for fw in FRAMEWORKS} for c in cases}
+    for rep in range(repeats):
+        order = FRAMEWORKS if rep % 2 == 0 else FRAMEWORKS[::-1]
+        for case in cases:
+            for fw in order:
+                outcome = results[case.name][fw]
+                if outcome.error is not None:
+                    continue
+                try:
+                    outcome.records.append(run_once(pythons[fw], fw, case, extra))
+                    status = f"{outcome.records[-1]['median_s'] * 1e3:.3f} ms"
+                except RuntimeError as exc:
+                    outcome.error = str(exc)
+                    status = f"failed: {exc}"
+                print(f"[{rep + 1}/{repeats}] {case.name:<20} {LABELS[fw]:<12} {status}",
+                      file=sys.stderr, flush=True)
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Reporting.
+# ---------------------------------------------------------------------------
+
+def _figure(case: Case, outcome: Outcome) -> str:
+    """One framework's cell: the median in the case's unit, or why there is none."""
+    seconds = outcome.median_s()
+    if seconds is None:
+        return "failed (see below)" if outcome.error else "not measured"
+    if case.unit == "GB/s":
+        return f"{outcome.records[0]['bytes'] / 1e9 / seconds:.3f} GB/s"
+    scale = {"us": 1e6, "ms": 1e3}[case.unit]
+    return f"{seconds * scale:.{1 if case.unit == 'us' else 3}f} {case.unit}"
+
+
+def table_rows(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> List[List[str]]:
+    """Header and one row per case: figures, ratio, goal and whether it is met."""
+    rows = [["case", "tensorfleet", "TensorFlow", "ratio (tfleet/TF time)", "goal", "met"]]
+    for case in cases:
+        mine, theirs = results[case.name]["tensorfleet"], results[case.name]["tensorflow"]
+        a, b = mine.median_s(), theirs.median_s()
+        ratio = a / b if a is not None and b is not None else None
+        met = "-"
+        if case.goal is not None and a is not None and (ratio is not None
+                                                        or not case.goal.needs_ratio):
+            met = "yes" if case.goal.check(a, ratio if ratio is not None else 0.0) else "no"
+        rows.append([case.name, _figure(case, mine), _figure(case, theirs),
+                     f"{ratio:.2f}" if ratio is not None else "-",
+                     case.goal.text if case.goal else "none set", met])
+    return rows
+
+
+def format_table(rows: List[List[str]], markdown: bool) -> str:
+    """Renders rows as aligned plain text or as a markdown table."""
+    if markdown:
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> List[str]:
+    """Failures, and the losses of training cases as a check that both did the same work.
+
+    Both start from the same weights and batches, so after the same number of steps
+    their losses should agree closely; a large gap means the graphs are not the same
+    computation and the timing comparison would be meaningless.
+    """
+    notes = []
+    for case in cases:
+        for fw in FRAMEWORKS:
+            if results[case.name][fw].error:
+                notes.append(f"{case.name}: {LABELS[fw]} failed: {results[case.name][fw].error}")
+        recs = {fw: results[case.name][fw].records for fw in FRAMEWORKS}
+        if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
+            continue
+        a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
+        line = (f"{case.name}: loss {a['first_loss']:.4f} -> {a['last_loss']:.4f} after "
+                f"{a['trained_steps']} steps (tensorfleet), {b['first_loss']:.4f} -> "
+                f"{b['last_loss']:.4f} after {b['trained_steps']} steps (TensorFlow)")
+        if abs(a["first_loss"] - b["first_loss"]) > 1e-3 * max(1.0, abs(b["first_loss"])):
+            line += "  WARNING: initial losses differ"
+        notes.append(line)
+    return notes
+
+
+def _header(argv: Sequence[str], pythons: Dict[str, str], repeats: int) -> str:
+    """When, how and where the figures were measured."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}, `python benchmarks/harness.py "
+            f"{shlex.join(argv)}`, {repeats} runs each, {os.cpu_count()} CPUs, "
+            f"load {load:.2f} at end, Python {platform.python_version()}")
+
+
+# ---------------------------------------------------------------------------
+# Command line.
+# ---------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    """One subcommand per suite, plus ``setup``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    setup = sub.add_parser("setup", help=f"create {VENV_DIR.name} if missing and check it")
+    setup.add_argument("--tf-python", help="use this interpreter for TensorFlow instead")
+    for name, suite in SUITES.items():
+        p = sub.add_parser(name, help=suite.description)
+        p.add_argument("--repeats", type=int, default=5, help="runs per framework and case")
+        p.add_argument("--cases", default=",".join(c.name for c in suite.cases),
+                       help="comma-separated subset of: " + ",".join(c.name for c in suite.cases))
+        p.add_argument("--markdown", action="store_true", help="print the table as markdown")
+        p.add_argument("--tf-python", help="use this interpreter for TensorFlow instead")
+        p.add_argument("--max-seconds", type=float, default=None,
+                       help="cap on each run's timed phase (passed to the program)")
+        p.add_argument("--json-out", default=None,
+                       help="where to write every run's record (default benchmarks/results/)")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point: run a suite and print its table."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    pythons = {"tensorfleet": sys.executable, "tensorflow": tensorflow_python(args.tf_python)}
+    if args.command == "setup":
+        print(f"TensorFlow {_probe(pythons['tensorflow'], _TF_PROBE)} at {pythons['tensorflow']}")
+        return 0
+    suite = SUITES[args.command]
+    by_name = {c.name: c for c in suite.cases}
+    wanted = [n.strip() for n in args.cases.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown:
+        raise SystemExit(f"unknown case(s) {unknown}; choose from {sorted(by_name)}")
+    cases = [by_name[n] for n in wanted]
+    extra = ["--max-seconds", str(args.max_seconds)] if args.max_seconds else []
+    results = run_suite(cases, pythons, args.repeats, extra)
+
+    print(_header(argv, pythons, args.repeats))
+    print()
+    print(format_table(table_rows(cases, results), args.markdown))
+    for note in notes_for(cases, results):
+        print(note)
+    out = Path(args.json_out) if args.json_out else RESULTS_DIR / (
+        f"{args.command}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "command": argv, "repeats": args.repeats,
+        "results": {c: {fw: {"records": o.records, "error": o.error} for fw, o in r.items()}
+                    for c, r in results.items()}}, indent=1))
+    print(f"\nall records: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

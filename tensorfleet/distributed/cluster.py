@@ -1,0 +1,176 @@
+"""``tf.train.ClusterSpec`` and ``tf.ConfigProto``: what a cluster is and how to run on it."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from tensorfleet import errors
+
+TaskAddresses = Union[Sequence[str], Mapping[int, str]]
+
+
+class ClusterSpec:
+    """A cluster as a map of job names to task addresses.
+
+    ``ClusterSpec({"ps": ["ps0:2222"], "worker": {0: "w0:2222", 3: "w3:2222"}})``;
+    every task of the cluster is ``/job:<job>/task:<index>``. The same spec is
+    given to every task, and a task checks at connection time that its peers
+    were started with the same one.
+    """
+
+    def __init__(self, cluster: Any):
+        if isinstance(cluster, ClusterSpec):
+            cluster = cluster.as_dict()
+        elif isinstance(cluster, dict) and "job" in cluster and isinstance(cluster["job"], list):
+            cluster = {j["name"]: {int(k): v for k, v in j["tasks"].items()}
+                       for j in cluster["job"]}
+        if not isinstance(cluster, Mapping):
+            raise TypeError("ClusterSpec must be built from a dict of job name -> list or dict "
+                            f"of addresses, a ClusterSpec or a cluster_def; got "
+                            f"{type(cluster).__name__}")
+        self._jobs: Dict[str, Dict[int, str]] = {}
+        seen: Dict[str, str] = {}
+        for job, tasks in cluster.items():
+            if not isinstance(job, str) or not job or "/" in job or ":" in job:
+                raise ValueError(f"Invalid job name {job!r} in cluster spec")
+            if isinstance(tasks, str):
+                tasks = [tasks]
+            if isinstance(tasks, Mapping):
+                items = {}
+                for k, v in tasks.items():
+                    try:
+                        items[int(k)] = v
+                    except (TypeError, ValueError):
+                        raise ValueError(f"Task index {k!r} of job {job!r} is not an int") from None
+            elif isinstance(tasks, (list, tuple)):
+                items = dict(enumerate(tasks))
+            else:
+                raise TypeError(f"Tasks of job {job!r} must be a list or dict of addresses")
+            for idx, addr in items.items():
+                if idx < 0:
+                    raise ValueError(f"Negative task index {idx} in job {job!r}")
+                if not isinstance(addr, str) or not addr:
+                    raise ValueError(f"Address of /job:{job}/task:{idx} must be a non-empty "
+                                     f"string, got {addr!r}")
+                if addr in seen:
+                    raise ValueError(f"Duplicate address {addr!r} for /job:{job}/task:{idx} and "
+                                     f"{seen[addr]} in cluster spec")
+                seen[addr] = f"/job:{job}/task:{idx}"
+            self._jobs[job] = dict(sorted(items.items()))
+
+    @property
+    def jobs(self) -> List[str]:
+        """The job names, in the order given."""
+        return list(self._jobs)
+
+    def _job(self, job_name: str) -> Dict[int, str]:
+        try:
+            return self._jobs[job_name]
+        except KeyError:
+            raise ValueError(f"No such job in cluster: {job_name!r} (jobs: {self.jobs})") from None
+
+    def num_tasks(self, job_name: str) -> int:
+        return len(self._job(job_name))
+
+    def task_indices(self, job_name: str) -> List[int]:
+        return list(self._job(job_name))
+
+    def task_address(self, job_name: str, task_index: int) -> str:
+        """The ``host:port`` of a task; ValueError for an unknown job or index."""
+        tasks = self._job(job_name)
+        try:
+            return tasks[int(task_index)]
+        except KeyError:
+            raise ValueError(f"No task with index {task_index} in job {job_name!r} "
+                             f"(indices: {sorted(tasks)})") from None
+
+    def job_tasks(self, job_name: str) -> List[Optional[str]]:
+        """Addresses by index, with None for indices missing from a sparse job."""
+        tasks = self._job(job_name)
+        if not tasks:
+            return []
+        return [tasks.get(i) for i in range(max(tasks) + 1)]
+
+    def as_dict(self) -> Dict[str, Any]:
+        """Jobs as lists when their indices are dense, else as dicts."""
+        out: Dict[str, Any] = {}
+        for job, tasks in self._jobs.items():
+            if list(tasks) == list(range(len(tasks))):
+                out[job] = list(tasks.values())
+            else:
+                out[job] = dict(tasks)
+        return out
+
+    def as_cluster_def(self) -> Dict[str, Any]:
+        """Plain-data form: ``{"job": [{"name": ..., "tasks": {index: address}}]}``."""
+        return {"job": [{"name": j, "tasks": {str(i): a for i, a in t.items()}}
+                        for j, t in self._jobs.items()]}
+
+    def all_tasks(self) -> List[str]:
+        """Every task name, ``/job:x/task:n``."""
+        return [f"/job:{j}/task:{i}" for j, t in self._jobs.items() for i in t]
+
+    def address_of(self, task_name: str) -> str:
+        from tensorfleet.framework.device import DeviceSpec
+        spec = DeviceSpec.from_string(task_name)
+        return self.task_address(spec.job or "", spec.task or 0)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ClusterSpec) and self._jobs == other._jobs
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+    def __bool__(self) -> bool:
+        return bool(self._jobs)
+
+    def __repr__(self) -> str:
+        return f"ClusterSpec({self.as_dict()!r})"
+
+
+class ConfigProto:
+    """Session configuration with the fields distributed programs pass.
+
+    Unknown keyword arguments are kept (and ignored) so that programs written for
+    TensorFlow that set, e.g., ``gpu_options`` still run.
+    """
+
+    def __init__(self, log_device_placement: bool = False, allow_soft_placement: bool = False,
+                 device_filters: Optional[Sequence[str]] = None,
+                 inter_op_parallelism_threads: int = 0, intra_op_parallelism_threads: int = 0,
+                 operation_timeout_in_ms: int = 0, **other: Any):
+        self.log_device_placement = bool(log_device_placement)
+        self.allow_soft_placement = bool(allow_soft_placement)
+        self.device_filters = list(device_filters or [])
+        self.inter_op_parallelism_threads = int(inter_op_parallelism_threads)
+        self.intra_op_parallelism_threads = int(intra_op_parallelism_threads)
+        self.operation_timeout_in_ms = int(operation_timeout_in_ms)
+        self.other = other
+
+    def to_plain(self) -> Dict[str, Any]:
+        return {"log_device_placement": self.log_device_placement,
+                "allow_soft_placement": self.allow_soft_placement,
+                "device_filters": list(self.device_filters),
+                "operation_timeout_in_ms": self.operation_timeout_in_ms}
+
+    @classmethod
+    def from_plain(cls, d: Any) -> "ConfigProto":
+        if not isinstance(d, dict):
+            return cls()
+        filters = d.get("device_filters") or []
+        if not isinstance(filters, list) or not all(isinstance(f, str) for f in filters):
+            raise errors.InvalidArgumentError(None, None, "device_filters must be strings")
+        return cls(log_device_placement=bool(d.get("log_device_placement")),
+                   allow_soft_placement=bool(d.get("allow_soft_placement")),
+                   device_filters=filters,
+                   operation_timeout_in_ms=int(d.get("operation_timeout_in_ms") or 0))
+
+
+class GPUOptions:
+    """Accepted for compatibility; tensorfleet runs on CPUs."""
+
+    def __init__(self, **kwargs: Any):
+        self.__dict__.update(kwargs)
+
+
+__all__ = ["ClusterSpec", "ConfigProto", "GPUOptions"]

@@ -1,0 +1,202 @@
+"""The master service: sessions whose steps run across the cluster.
+
+For each distinct (feeds, fetches, targets) of a session the master prunes the
+graph, places every op on a task, partitions it with send/recv pairs and
+registers each partition with its worker once. A step then only sends RunGraph
+to the workers involved, concurrently, and gathers the fetches. If any
+partition fails, the others are told to abort the step, so no task waits for a
+tensor that will never come.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from tensorfleet import errors
+from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
+from tensorfleet.distributed.partition import partition
+from tensorfleet.distributed.placement import log_placement, place
+from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.serialization import import_graph_def
+from tensorfleet.runtime.executor import prune
+
+logger = logging.getLogger(__name__)
+
+WorkerClientFn = Callable[[str], Any]
+
+
+class _StepPlan:
+    __slots__ = ("parts", "fed_fetches", "fetch_names")
+
+    def __init__(self, parts: List[Tuple[str, Any, str, List[str], List[str]]],
+                 fed_fetches: Dict[str, int], fetch_names: List[str]):
+        self.parts = parts  # (task, client, graph handle, feed names, fetch names)
+        self.fed_fetches = fed_fetches
+        self.fetch_names = fetch_names
+
+
+class MasterSession:
+    """One client session: its graph, config and compiled step plans."""
+
+    def __init__(self, handle: str, graph: Graph, config: ConfigProto, master: "MasterService"):
+        self.handle = handle
+        self.graph = graph
+        self.config = config
+        self.master = master
+        self._plans: Dict[tuple, _StepPlan] = {}
+        self._lock = threading.Lock()
+        self._tasks_used: set = set()
+
+    def extend(self, graph_def: Any) -> None:
+        with self._lock:
+            import_graph_def(graph_def, graph=self.graph)
+
+    def _plan(self, feeds: Tuple[str, ...], fetches: Tuple[str, ...],
+              targets: Tuple[str, ...]) -> _StepPlan:
+        key = (feeds, fetches, targets)
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        with self._lock:
+            g = self.graph
+            try:
+                feed_ts = [g.get_tensor_by_name(n) for n in feeds]
+                fetch_ts = [g.get_tensor_by_name(n) for n in fetches]
+                target_ops = [g.get_operation_by_name(n) for n in targets]
+            except (KeyError, ValueError) as e:
+                raise errors.InvalidArgumentError(None, None, f"RunStep: {e}") from None
+            ops = prune(fetch_ts, target_ops, set(feed_ts))
+            placement = place(ops, self.master.cluster, self.master.task,
+                              self.config.allow_soft_placement, self.config.device_filters)
+            if self.config.log_device_placement:
+                for line in log_placement(placement):
+                    sys.stderr.write(line + "\n")
+            parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)
+            compiled = []
+            for task, p in parts.items():
+                client = self.master.worker(task)
+                handle = client.register_graph(self.handle, p.to_plain())
+                self._tasks_used.add(task)
+                compiled.append((task, client, handle, list(p.feeds), list(p.fetches)))
+            fed = set(feeds)
+            plan = _StepPlan(compiled, {n: feeds.index(n) for n in fetches if n in fed},
+                             list(fetches))
+            self._plans[key] = plan
+            return plan
+
+    def run(self, feed_names: Sequence[str], feed_values: Sequence[Any],
+            fetch_names: Sequence[str], target_names: Sequence[str]) -> List[Any]:
+        if len(feed_names) != len(feed_values):
+            raise errors.InvalidArgumentError(None, None, "RunStep: feed names and values differ "
+                                              "in number")
+        plan = self._plan(tuple(feed_names), tuple(fetch_names), tuple(target_names))
+        feeds = dict(zip(feed_names, feed_values))
+        step_id = random.getrandbits(62)
+        results: Dict[str, Any] = {}
+        if len(plan.parts) == 1:
+            task, client, handle, fnames, _ = plan.parts[0]
+            results.update(client.run_graph(handle, step_id, {n: feeds[n] for n in fnames}))
+        else:
+            futures = [(task, client, self.master.pool.submit(
+                client.run_graph, handle, step_id, {n: feeds[n] for n in fnames}))
+                for task, client, handle, fnames, _ in plan.parts]
+            first: Optional[errors.OpError] = None
+            for task, _, fut in futures:
+                try:
+                    results.update(fut.result())
+                except errors.OpError as e:
+                    if first is None:
+                        first = e
+                        self._abort(plan, step_id, e)
+                except Exception as e:  # noqa: BLE001 - surfaced as an OpError below
+                    err = errors.InternalError(None, None, f"{type(e).__name__}: {e}", task=task)
+                    if first is None:
+                        first = err
+                        self._abort(plan, step_id, err)
+            if first is not None:
+                raise first
+        out = []
+        for n in plan.fetch_names:
+            if n in plan.fed_fetches:
+                out.append(feed_values[plan.fed_fetches[n]])
+            else:
+                out.append(results[n])
+        return out
+
+    def _abort(self, plan: _StepPlan, step_id: int, err: errors.OpError) -> None:
+        msg = f"Step aborted because {err.task or 'a task'} failed: {err.message}"
+        for task, client, _, _, _ in plan.parts:
+            try:
+                client.abort_step(step_id, err.error_code, msg)
+            except errors.OpError as e:
+                logger.warning("Could not abort step %d on %s: %s", step_id, task, e)
+
+    def close(self) -> None:
+        for task in list(self._tasks_used):
+            try:
+                self.master.worker(task).cleanup_session(self.handle)
+            except errors.OpError as e:
+                logger.info("cleanup of session %s on %s failed: %s", self.handle, task, e)
+        self._plans.clear()
+
+
+class MasterService:
+    """The master of one task: creates sessions and drives their steps."""
+
+    def __init__(self, task: str, cluster: ClusterSpec, worker_client_fn: WorkerClientFn):
+        self.task = task
+        self.cluster = cluster
+        self._worker_fn = worker_client_fn
+        self._sessions: Dict[str, MasterSession] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="tf-master")
+
+    def worker(self, task: str) -> Any:
+        return self._worker_fn(task)
+
+    def create_session(self, graph_def: Any, config: Any = None) -> str:
+        graph = import_graph_def(graph_def) if graph_def else Graph()
+        handle = f"{self.task}/session/{next(self._ids)}/{random.getrandbits(32):08x}"
+        sess = MasterSession(handle, graph, ConfigProto.from_plain(config), self)
+        with self._lock:
+            self._sessions[handle] = sess
+        return handle
+
+    def session(self, handle: str) -> MasterSession:
+        s = self._sessions.get(handle)
+        if s is None:
+            raise errors.AbortedError(None, None, f"Session {handle!r} is not found on "
+                                      f"{self.task}; the master may have restarted",
+                                      task=self.task)
+        return s
+
+    def extend_session(self, handle: str, graph_def: Any) -> None:
+        self.session(handle).extend(graph_def)
+
+    def run_step(self, handle: str, feed_names: Sequence[str], feed_values: Sequence[Any],
+                 fetch_names: Sequence[str], target_names: Sequence[str]) -> List[Any]:
+        return self.session(handle).run(feed_names, feed_values, fetch_names, target_names)
+
+    def close_session(self, handle: str) -> None:
+        with self._lock:
+            s = self._sessions.pop(handle, None)
+        if s is not None:
+            s.close()
+
+    def reset(self, containers: Optional[List[str]]) -> None:
+        """Clears ``containers`` on every task of the cluster (``Session.reset``)."""
+        for task in self.cluster.all_tasks():
+            self.worker(task).reset(containers)
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False)
+
+
+__all__ = ["MasterService", "MasterSession"]

@@ -1,0 +1,121 @@
+"""The task service's RPC methods: request checking and dispatch to master/worker.
+
+Every request is a (header, tensors) message (see transport/wire.py). Headers
+are checked field by field here, so a malformed request becomes an
+InvalidArgumentError for its caller and never reaches the services.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Tuple
+
+import numpy as np
+
+from tensorfleet import errors
+
+SERVICE = "tensorfleet.Task"
+
+Message = Tuple[Dict[str, Any], List[np.ndarray]]
+Handler = Callable[[Dict[str, Any], List[np.ndarray]], Message]
+
+
+def field(header: Dict[str, Any], name: str, kind: Any, method: str) -> Any:
+    """``header[name]`` checked to be of ``kind``; InvalidArgumentError otherwise."""
+    if name not in header:
+        raise errors.InvalidArgumentError(None, None, f"{method}: request lacks field {name!r}")
+    v = header[name]
+    if kind is int and isinstance(v, bool):
+        v = None
+    if not isinstance(v, kind):
+        raise errors.InvalidArgumentError(
+            None, None, f"{method}: field {name!r} must be {getattr(kind, '__name__', kind)}, "
+            f"got {type(v).__name__}")
+    return v
+
+
+def str_list(header: Dict[str, Any], name: str, method: str) -> List[str]:
+    v = field(header, name, list, method)
+    if not all(isinstance(s, str) for s in v):
+        raise errors.InvalidArgumentError(None, None, f"{method}: {name!r} must be strings")
+    return v
+
+
+def handlers(server: Any) -> Dict[str, Handler]:
+    """The methods a task serves, bound to its master and worker."""
+    master, worker = server.master, server.worker
+
+    def create_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        graph = h.get("graph")
+        return {"session": master.create_session(graph, h.get("config"))}, []
+
+    def extend_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        master.extend_session(field(h, "session", str, "ExtendSession"),
+                              field(h, "graph", dict, "ExtendSession"))
+        return {}, []
+
+    def run_step(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "RunStep"
+        feeds = str_list(h, "feeds", m)
+        if len(feeds) != len(t):
+            raise errors.InvalidArgumentError(None, None, f"{m}: {len(feeds)} feed names but "
+                                              f"{len(t)} tensors")
+        out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
+                              str_list(h, "targets", m))
+        return {}, out
+
+    def close_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        master.close_session(field(h, "session", str, "CloseSession"))
+        return {}, []
+
+    def reset(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        master.reset(h.get("containers") or None)
+        return {}, []
+
+    def register_graph(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "RegisterGraph"
+        handle = worker.register_graph(field(h, "session", str, m), field(h, "partition", dict, m))
+        return {"handle": handle}, []
+
+    def run_graph(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "RunGraph"
+        names = str_list(h, "feeds", m)
+        if len(names) != len(t):
+            raise errors.InvalidArgumentError(None, None, f"{m}: feed names and tensors differ")
+        out = worker.run_graph(field(h, "handle", str, m), field(h, "step_id", int, m),
+                               dict(zip(names, t)))
+        return {"fetches": list(out)}, list(out.values())
+
+    def recv_tensor(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "RecvTensor"
+        timeout = float(field(h, "timeout", (int, float), m))
+        v = worker.recv_tensor(field(h, "step_id", int, m), field(h, "key", str, m), timeout)
+        return {}, [v]
+
+    def abort_step(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "AbortStep"
+        worker.abort_step(field(h, "step_id", int, m), field(h, "code", int, m),
+                          field(h, "message", str, m))
+        return {}, []
+
+    def cleanup_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        worker.cleanup_session(field(h, "session", str, "CleanupSession"))
+        return {}, []
+
+    def reset_worker(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        worker.reset(h.get("containers") or None)
+        return {}, []
+
+    def get_status(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        st = worker.status()
+        st["cluster"] = server.cluster_spec.as_cluster_def()
+        return st, []
+
+    return {
+        "CreateSession": create_session, "ExtendSession": extend_session, "RunStep": run_step,
+        "CloseSession": close_session, "Reset": reset, "RegisterGraph": register_graph,
+        "RunGraph": run_graph, "RecvTensor": recv_tensor, "AbortStep": abort_step,
+        "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
+    }
+
+
+__all__ = ["SERVICE", "handlers", "field", "str_list"]

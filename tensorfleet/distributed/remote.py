@@ -1,0 +1,159 @@
+"""Clients of the task service: a remote worker, and the ``grpc://`` session backend."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from tensorfleet import errors
+from tensorfleet.distributed import protocol
+from tensorfleet.distributed.cluster import ConfigProto
+from tensorfleet.framework.graph import Graph, Operation, Tensor
+from tensorfleet.framework.serialization import graph_to_plain
+from tensorfleet.runtime.session import register_session_factory
+from tensorfleet.transport import RpcClient
+
+# Steps may block for a long time by design (a queue dequeue, a synchronous
+# replica waiting for its peers); control calls should answer quickly.
+STEP_TIMEOUT = float(os.environ.get("TENSORFLEET_STEP_TIMEOUT", "86400"))
+CONTROL_TIMEOUT = 60.0
+
+_clients: Dict[Tuple[str, Optional[str], int], RpcClient] = {}
+_clients_lock = threading.Lock()
+
+
+def client_for(address: str, token: Optional[str] = None, credentials: Any = None) -> RpcClient:
+    """A cached client of the task service at ``address``."""
+    token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
+    key = (address, token, id(credentials))
+    with _clients_lock:
+        c = _clients.get(key)
+        if c is None:
+            c = _clients[key] = RpcClient(address, protocol.SERVICE, token=token,
+                                          credentials=credentials)
+        return c
+
+
+class RemoteWorker:
+    """The worker service of another task, with the same methods as ``WorkerService``."""
+
+    def __init__(self, client: RpcClient, task: str):
+        self.client = client
+        self.task = task
+
+    def _call(self, method: str, header: Dict[str, Any], tensors: Sequence[Any] = (),
+              timeout: float = CONTROL_TIMEOUT) -> Tuple[Dict[str, Any], List[Any]]:
+        try:
+            return self.client.call(method, header, list(tensors), timeout=timeout)
+        except errors.OpError as e:
+            if e.task is None:
+                e.task = self.task
+            raise
+
+    def register_graph(self, session: str, plain: Dict[str, Any]) -> str:
+        h, _ = self._call("RegisterGraph", {"session": session, "partition": plain})
+        return h["handle"]
+
+    def run_graph(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Dict[str, Any]:
+        h, t = self._call("RunGraph", {"handle": handle, "step_id": step_id,
+                                       "feeds": list(feeds)}, list(feeds.values()), STEP_TIMEOUT)
+        return dict(zip(h["fetches"], t))
+
+    def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
+        _, t = self._call("RecvTensor", {"step_id": step_id, "key": key, "timeout": timeout},
+                          (), timeout + CONTROL_TIMEOUT)
+        return t[0]
+
+    def abort_step(self, step_id: int, code: int, message: str) -> None:
+        self._call("AbortStep", {"step_id": step_id, "code": code, "message": message})
+
+    def cleanup_session(self, session: str) -> None:
+        self._call("CleanupSession", {"session": session})
+
+    def reset(self, containers: Optional[List[str]]) -> None:
+        self._call("ResetWorker", {"containers": containers or []})
+
+    def status(self) -> Dict[str, Any]:
+        return self._call("GetStatus", {})[0]
+
+
+def _address(target: str) -> str:
+    if not target.startswith("grpc://"):
+        raise errors.InvalidArgumentError(None, None, f"Session target {target!r} is not "
+                                          f"'grpc://host:port'")
+    return target[len("grpc://"):]
+
+
+class GrpcSessionBackend:
+    """Runs a client's steps on the master at ``grpc://host:port``.
+
+    The graph is sent once and then extended with the ops added since, so a step
+    only carries feed and fetch names and the feed tensors.
+    """
+
+    def __init__(self, target: str, graph: Graph, config: Any = None):
+        self.target = target
+        self.graph = graph
+        self.config = config if config is not None else ConfigProto()
+        self.client = client_for(_address(target))
+        self.handle: Optional[str] = None
+        self._sent = 0
+        self._lock = threading.Lock()
+
+    def _sync_graph(self) -> None:
+        ops = self.graph._ops
+        if self.handle is not None and len(ops) == self._sent:
+            return
+        with self._lock:
+            n = len(ops)
+            delta = graph_to_plain(self.graph, ops[self._sent:n])
+            if self.handle is None:
+                cfg = self.config.to_plain() if hasattr(self.config, "to_plain") else {}
+                h, _ = self.client.call("CreateSession", {"graph": delta, "config": cfg},
+                                        [], timeout=CONTROL_TIMEOUT)
+                self.handle = h["session"]
+            elif n > self._sent:
+                self.client.call("ExtendSession", {"session": self.handle, "graph": delta}, [],
+                                 timeout=CONTROL_TIMEOUT)
+            self._sent = n
+
+    def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
+            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
+        self._sync_graph()
+        header = {"session": self.handle, "feeds": [t.name for t in feeds],
+                  "fetches": [t.name for t in fetches], "targets": [o.name for o in targets]}
+        timeout = STEP_TIMEOUT
+        op_ms = getattr(self.config, "operation_timeout_in_ms", 0)
+        if op_ms:
+            timeout = op_ms / 1000.0
+        _, out = self.client.call("RunStep", header, list(feed_values), timeout=timeout)
+        return out
+
+    def close(self) -> None:
+        if self.handle is not None:
+            try:
+                self.client.call("CloseSession", {"session": self.handle}, [],
+                                 timeout=CONTROL_TIMEOUT)
+            except errors.OpError:
+                pass  # the master may already be gone; nothing is left to release here
+            self.handle = None
+
+    def list_devices(self) -> List[str]:
+        st = self.client.call("GetStatus", {}, [], timeout=CONTROL_TIMEOUT)[0]
+        out = []
+        for job in st.get("cluster", {}).get("job", []):
+            for idx in job.get("tasks", {}):
+                out.append(f"/job:{job['name']}/replica:0/task:{idx}/device:CPU:0")
+        return out
+
+
+def reset_target(target: str, containers: Optional[List[str]], config: Any = None) -> None:
+    """``tf.Session.reset``: clears resource containers on every task of the cluster."""
+    client_for(_address(target)).call("Reset", {"containers": containers or []}, [],
+                                      timeout=CONTROL_TIMEOUT)
+
+
+register_session_factory("grpc://", GrpcSessionBackend, reset_target)
+
+__all__ = ["RemoteWorker", "GrpcSessionBackend", "client_for", "reset_target"]

@@ -1,0 +1,152 @@
+"""``tf.train.Server``: one task of a cluster, serving a master and a worker over gRPC."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from tensorfleet import errors
+from tensorfleet.distributed import protocol
+from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
+from tensorfleet.distributed.master import MasterService
+from tensorfleet.distributed.remote import RemoteWorker, client_for
+from tensorfleet.distributed.worker import WorkerService
+from tensorfleet.transport import RpcServer
+
+logger = logging.getLogger(__name__)
+
+Message = Tuple[Dict[str, Any], List[np.ndarray]]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def _resolve(server_or_cluster_def: Any, job_name: Optional[str],
+             task_index: Optional[int]) -> Tuple[ClusterSpec, str, int, str]:
+    protocol_name = "grpc"
+    if isinstance(server_or_cluster_def, dict) and "cluster" in server_or_cluster_def:
+        sd = server_or_cluster_def
+        job_name = job_name or sd.get("job_name")
+        task_index = task_index if task_index is not None else sd.get("task_index")
+        protocol_name = sd.get("protocol") or "grpc"
+        server_or_cluster_def = sd["cluster"]
+    cluster = ClusterSpec(server_or_cluster_def)
+    if job_name is None:
+        if len(cluster.jobs) != 1:
+            raise ValueError(f"job_name must be given for a cluster with several jobs "
+                             f"({cluster.jobs})")
+        job_name = cluster.jobs[0]
+    if task_index is None:
+        indices = cluster.task_indices(job_name)
+        if len(indices) != 1:
+            raise ValueError(f"task_index must be given: job {job_name!r} has tasks {indices}")
+        task_index = indices[0]
+    cluster.task_address(job_name, int(task_index))  # validates job and index
+    return cluster, job_name, int(task_index), protocol_name
+
+
+class Server:
+    """An in-process server of one task: ``Server(cluster, job_name, task_index)``.
+
+    It binds the address that the cluster spec gives its own task. Calls must carry
+    the cluster token (``TENSORFLEET_TOKEN`` or ``token=``); a server bound to a
+    non-loopback address refuses to start without one.
+    """
+
+    def __init__(self, server_or_cluster_def: Any, job_name: Optional[str] = None,
+                 task_index: Optional[int] = None, protocol: Optional[str] = None,
+                 config: Optional[ConfigProto] = None, start: bool = True,
+                 token: Optional[str] = None, credentials: Any = None):
+        cluster, job, idx, proto = _resolve(server_or_cluster_def, job_name, task_index)
+        proto = protocol or proto
+        if proto not in ("grpc", "grpc+verbs", "grpc+mpi"):
+            raise ValueError(f"Unsupported protocol {proto!r}; tensorfleet speaks 'grpc'")
+        self._cluster = cluster
+        self._job, self._index = job, idx
+        self._protocol = proto
+        self._config = config or ConfigProto()
+        self.task = f"/job:{job}/task:{idx}"
+        self.address = cluster.task_address(job, idx)
+        self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
+        self._credentials = credentials
+        self.worker = WorkerService(self.task, remote_recv=self._remote_recv)
+        self.master = MasterService(self.task, cluster, self._worker_client)
+        self._peers: Dict[str, Any] = {}
+        self._peers_lock = threading.Lock()
+        self._rpc: Optional[RpcServer] = None
+        self._stopped = threading.Event()
+        self._started = False
+        if start:
+            self.start()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @property
+    def target(self) -> str:
+        """The session target for this server's master: ``grpc://host:port``."""
+        return f"grpc://{self.address}"
+
+    @property
+    def server_def(self) -> Dict[str, Any]:
+        return {"cluster": self._cluster.as_cluster_def(), "job_name": self._job,
+                "task_index": self._index, "protocol": self._protocol}
+
+    @property
+    def cluster_spec(self) -> ClusterSpec:
+        return self._cluster
+
+    def start(self) -> None:
+        """Binds the task's address and starts serving; fails fast if the port is taken."""
+        if self._started:
+            return
+        handlers = protocol.handlers(self)
+        self._rpc = RpcServer(self.address, protocol.SERVICE, handlers, token=self._token,
+                              credentials=self._credentials, task=self.task)
+        self._rpc.start()
+        self._started = True
+        logger.info("Started server for %s at %s", self.task, self.address)
+
+    def join(self) -> None:
+        """Blocks until the server is stopped."""
+        self._stopped.wait()
+
+    def stop(self) -> None:
+        """Stops serving and releases the port."""
+        if self._rpc is not None:
+            self._rpc.stop(0)
+            self._rpc = None
+        self.master.shutdown()
+        self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))
+        self._started = False
+        self._stopped.set()
+
+    @staticmethod
+    def create_local_server(config: Optional[ConfigProto] = None, start: bool = True) -> "Server":
+        """A single-task cluster on a free localhost port, in this process."""
+        return Server({"localhost": [f"localhost:{_free_port()}"]}, job_name="localhost",
+                      task_index=0, config=config, start=start)
+
+    # -- peers ---------------------------------------------------------------------------------
+    def _worker_client(self, task: str) -> Any:
+        if task == self.task:
+            return self.worker
+        with self._peers_lock:
+            peer = self._peers.get(task)
+            if peer is None:
+                peer = self._peers[task] = RemoteWorker(
+                    client_for(self._cluster.address_of(task), self._token, self._credentials),
+                    task)
+        return peer
+
+    def _remote_recv(self, src_task: str, step_id: int, key: str, timeout: float) -> Any:
+        return self._worker_client(src_task).recv_tensor(step_id, key, timeout)
+
+
+__all__ = ["Server"]

@@ -1,0 +1,154 @@
+"""The worker service: runs registered graph partitions on this task's state.
+
+RegisterGraph imports a partition (plain data, validated) and compiles it once;
+RunGraph runs it for one step with its feeds; RecvTensor hands a tensor that a
+``_Send`` of this task produced to the task that receives it. Variables, queues
+and other resources live in the task's resource manager and outlive sessions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+from tensorfleet import errors
+from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.serialization import import_graph_def
+from tensorfleet.kernels.registry import StepState
+from tensorfleet.distributed.rendezvous import Rendezvous, StepRendezvous
+from tensorfleet.runtime.executor import Plan, prune
+from tensorfleet.runtime.resource_mgr import ResourceManager
+
+logger = logging.getLogger(__name__)
+
+MAX_GRAPH_NODES = 1_000_000
+DEFAULT_RECV_TIMEOUT = 3600.0
+
+
+class _Registered:
+    __slots__ = ("session", "graph", "plan", "feed_names", "fetch_names", "op_states")
+
+    def __init__(self, session: str, graph: Graph, plan: Plan, feed_names: List[str],
+                 fetch_names: List[str], op_states: Dict[str, Dict[str, Any]]):
+        self.session = session
+        self.graph = graph
+        self.plan = plan
+        self.feed_names = feed_names
+        self.fetch_names = fetch_names
+        self.op_states = op_states
+
+
+def _bad(msg: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+class WorkerService:
+    """One task's worker: graph registry, rendezvous and resource manager."""
+
+    def __init__(self, task: str, resources: Optional[ResourceManager] = None,
+                 remote_recv: Optional[Callable[[str, int, str, float], Any]] = None,
+                 recv_timeout: float = DEFAULT_RECV_TIMEOUT):
+        self.task = task
+        self.resources = resources if resources is not None else ResourceManager()
+        self.rendezvous = Rendezvous(task)
+        self._remote_recv = remote_recv
+        self.recv_timeout = recv_timeout
+        self._graphs: Dict[str, _Registered] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self.steps_run = 0
+        self.started = time.time()
+
+    # -- RegisterGraph -------------------------------------------------------------------
+    def register_graph(self, session: str, plain: Any) -> str:
+        """Imports and compiles a partition; returns its graph handle."""
+        if not isinstance(plain, dict):
+            raise _bad("RegisterGraph needs a dict with graph, feeds, fetches and targets")
+        gd = plain.get("graph")
+        feeds, fetches, targets = plain.get("feeds"), plain.get("fetches"), plain.get("targets")
+        if not isinstance(feeds, dict) or not isinstance(fetches, list) or \
+                not isinstance(targets, list):
+            raise _bad("RegisterGraph: feeds must be a dict, fetches and targets lists")
+        if isinstance(gd, dict) and len(gd.get("node") or []) > MAX_GRAPH_NODES:
+            raise _bad(f"graph has more than {MAX_GRAPH_NODES} nodes")
+        graph = import_graph_def(gd)
+        try:
+            feed_ts = [graph.get_tensor_by_name(n) for n in feeds.values()]
+            fetch_ts = [graph.get_tensor_by_name(n) for n in fetches]
+            target_ops = [graph.get_operation_by_name(n) for n in targets]
+        except (KeyError, ValueError, TypeError) as e:
+            raise _bad(f"RegisterGraph names an unknown tensor or op: {e}") from None
+        op_states: Dict[str, Dict[str, Any]] = {}
+        ops = prune(fetch_ts, target_ops, set(feed_ts))
+        plan = Plan(ops, feed_ts, fetch_ts, self.resources,
+                    lambda op: op_states.setdefault(op.name, {}), self)
+        handle = f"{self.task}/graph/{next(self._ids)}"
+        with self._lock:
+            self._graphs[handle] = _Registered(str(session), graph, plan, list(feeds), fetches,
+                                               op_states)
+        return handle
+
+    # -- RunGraph ------------------------------------------------------------------------
+    def run_graph(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Dict[str, Any]:
+        """Runs a registered partition for step ``step_id``; returns its fetches by name."""
+        reg = self._graphs.get(handle)
+        if reg is None:
+            raise errors.AbortedError(None, None, f"Graph handle {handle!r} is not registered on "
+                                      f"{self.task} (the task may have restarted)", task=self.task)
+        try:
+            vals = [feeds[n] for n in reg.feed_names]
+        except KeyError as e:
+            raise _bad(f"RunGraph is missing the feed {e.args[0]!r}") from None
+        step = StepState(step_id, StepRendezvous(step_id, self.rendezvous, self._recv_from,
+                                                 self.recv_timeout))
+        try:
+            out = reg.plan.run(vals, step)
+        except errors.OpError as e:
+            if e.task is None:
+                e.task = self.task
+            raise
+        self.steps_run += 1
+        return dict(zip(reg.fetch_names, out))
+
+    def _recv_from(self, src_task: str, step_id: int, key: str, timeout: float) -> Any:
+        if self._remote_recv is None:
+            raise errors.InternalError(None, None, f"{self.task} cannot reach {src_task}")
+        return self._remote_recv(src_task, step_id, key, timeout)
+
+    # -- RecvTensor / AbortStep ------------------------------------------------------------
+    def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
+        """Blocks until this task's ``_Send`` for ``key`` in ``step_id`` has run."""
+        return self.rendezvous.take(step_id, key, timeout)
+
+    def abort_step(self, step_id: int, code: int, message: str) -> None:
+        self.rendezvous.abort(step_id, errors.make_error(code, message))
+
+    # -- cleanup -----------------------------------------------------------------------------
+    def cleanup_graph(self, handle: str) -> None:
+        with self._lock:
+            self._graphs.pop(handle, None)
+
+    def cleanup_session(self, session: str) -> None:
+        with self._lock:
+            for h in [h for h, r in self._graphs.items() if r.session == session]:
+                del self._graphs[h]
+
+    def reset(self, containers: Optional[List[str]]) -> None:
+        """Clears resource containers (all when None/empty) and forgets graphs."""
+        self.resources.clear(containers or None)
+        with self._lock:
+            self._graphs.clear()
+
+    def status(self) -> Dict[str, Any]:
+        """What ``tensorfleet status`` shows of this task."""
+        variables = [{"name": v.name, "dtype": v.dtype.name,
+                      "shape": list(v.value.shape) if v.value is not None else None,
+                      "bytes": v.nbytes()} for v in self.resources.variables()]
+        return {"task": self.task, "steps": self.steps_run, "graphs": len(self._graphs),
+                "uptime": time.time() - self.started, "variables": variables}
+
+
+__all__ = ["WorkerService"]

@@ -1,0 +1,41 @@
+"""The transfer ops that partitioning inserts between tasks, and their kernels.
+
+``_Send`` hands its input to the step's rendezvous under a key; ``_Recv`` asks
+the rendezvous for the tensor under the same key from the producing task. The
+rendezvous belongs to the worker running the step (see distributed/rendezvous.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorfleet import errors
+from tensorfleet.framework.op_registry import register_op
+from tensorfleet.kernels.registry import KernelContext, register_kernel
+
+register_op("_Send", lambda op: [], stateful=True)
+register_op("_Recv", lambda op: [op.attrs["shape"]], stateful=True)
+
+
+def _rendezvous(ctx: KernelContext) -> Any:
+    step = ctx.step()
+    if step is None or step.rendezvous is None:
+        raise errors.InternalError(ctx.op_name, None,
+                                   f"{ctx.op_type} ran outside a distributed step")
+    return step.rendezvous
+
+
+@register_kernel("_Send")
+def _send(ctx: KernelContext, x: Any) -> None:
+    # A view may alias a variable that a later step updates in place before the
+    # receiver pulls it; a private copy keeps the transferred value consistent.
+    if isinstance(x, np.ndarray) and not x.flags.owndata:
+        x = x.copy()
+    _rendezvous(ctx).send(ctx.attrs["key"], x)
+
+
+@register_kernel("_Recv")
+def _recv(ctx: KernelContext) -> Any:
+    return _rendezvous(ctx).recv(ctx.attrs["src_task"], ctx.attrs["key"])

@@ -1,0 +1,207 @@
+"""The fused optimizer update ops (``ApplyAdam``, ``SparseApplyMomentum`` ...).
+
+Each op takes the variable and its slots as references (``ref_inputs``), updates
+them in place on the task that owns the variable and returns the variable's
+reference, so that a worker only ships the gradient to the parameter server.
+Hyperparameters are scalar tensor inputs, which lets learning rates come from
+decay schedules computed in the graph.
+
+Sparse variants take an ``IndexedSlices`` gradient as ``(values, indices)``; their
+kernels sum duplicate indices before touching the rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
+from tensorfleet.framework.op_registry import register_op
+from tensorfleet.framework.tensor_shape import TensorShape
+from tensorfleet.ops.op_util import make_op
+
+# Op type -> (number of leading ref inputs, index of the gradient, sparse?)
+_LAYOUTS = {
+    "ApplyGradientDescent": (1, 2, False),
+    "ApplyMomentum": (2, 3, False),
+    "ApplyAdagrad": (2, 3, False),
+    "ApplyAdam": (3, 9, False),
+    "ApplyRMSProp": (3, 7, False),
+    "ApplyCenteredRMSProp": (4, 8, False),
+    "SparseApplyGradientDescent": (1, 2, True),
+    "SparseApplyMomentum": (2, 3, True),
+    "SparseApplyAdagrad": (2, 3, True),
+    "SparseApplyAdam": (3, 9, True),
+    "SparseApplyRMSProp": (3, 7, True),
+    "SparseApplyCenteredRMSProp": (4, 8, True),
+}
+
+
+def _update_shape(op: Operation) -> List[TensorShape]:
+    """Checks slot, gradient and index shapes against the variable's; returns it."""
+    n_refs, g_idx, sparse = _LAYOUTS[op.type]
+    var_shape = op.inputs[0].shape
+    for t in op.inputs[1:n_refs]:
+        if not t.shape.is_compatible_with(var_shape):
+            raise ValueError(f"slot {t.name} has shape {t.shape}, which does not match the "
+                             f"variable's shape {var_shape}")
+    scalars = op.inputs[n_refs:g_idx] + op.inputs[g_idx + 1 + sparse:]
+    for t in scalars:
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"hyperparameter {t.name} must be a scalar, got shape {t.shape}")
+    grad = op.inputs[g_idx].shape
+    if not sparse:
+        if not grad.is_compatible_with(var_shape):
+            raise ValueError(f"var and grad do not have the same shape: {var_shape} vs {grad}")
+    else:
+        idx = op.inputs[g_idx + 1].shape
+        if idx.ndims not in (None, 1):
+            raise ValueError(f"indices must be a vector, got shape {idx}")
+        if grad.ndims is not None and var_shape.ndims is not None:
+            if grad.ndims != var_shape.ndims or not TensorShape(
+                    grad.as_list()[1:]).is_compatible_with(var_shape.as_list()[1:]):
+                raise ValueError(f"var and grad must match in all dimensions but the first: "
+                                 f"{var_shape} vs {grad}")
+    return [var_shape]
+
+
+for _name, (_n_refs, _, _) in _LAYOUTS.items():
+    register_op(_name, _update_shape, stateful=True, ref_inputs=range(_n_refs), ref_output=True)
+
+
+def _ref(var: Any, what: str, op_type: str) -> Tensor:
+    """The reference tensor of a Variable (or a ref tensor passed directly)."""
+    getter = getattr(var, "_ref", None)
+    t = getter() if getter is not None else getattr(var, "_variable", var)
+    if not isinstance(t, Tensor) or not (t.op.op_def.ref_output and t.value_index == 0):
+        raise TypeError(f"{op_type} needs a variable for {what!r}, got {var!r}; pass a "
+                        f"tf.Variable (a value tensor cannot be updated in place)")
+    return t
+
+
+def _apply(op_type: str, refs: Sequence[Any], scalars: Sequence[Any], grad: Any,
+           indices: Any = None, name: Optional[str] = None, trailing: Sequence[Any] = (),
+           **attrs: Any) -> Tensor:
+    """Builds one update op; ``refs[0]`` is the variable, the rest its slots.
+
+    Inputs are ``refs, scalars, grad, [indices], trailing`` (the momentum ops take
+    ``momentum`` after the gradient, as TensorFlow's do).
+    """
+    ref_ts = [_ref(r, n, op_type) for r, n in zip(refs, ("var", "slot", "slot", "slot"))]
+    grad_t = convert_to_tensor(grad)
+    ins = ref_ts + [convert_to_tensor(s) for s in scalars] + [grad_t]
+    if indices is not None:
+        ins.append(convert_to_tensor(indices))
+    ins.extend(convert_to_tensor(s) for s in trailing)
+    op = make_op(op_type, ins, [ref_ts[0].dtype], attrs, name=name or op_type)
+    return op.outputs[0]
+
+
+def apply_gradient_descent(var: Any, alpha: Any, delta: Any, use_locking: bool = False,
+                           name: Optional[str] = None) -> Tensor:
+    """``var -= alpha * delta`` in place."""
+    return _apply("ApplyGradientDescent", [var], [alpha], delta, name=name,
+                  use_locking=bool(use_locking))
+
+
+def apply_momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any,
+                   use_locking: bool = False, use_nesterov: bool = False,
+                   name: Optional[str] = None) -> Tensor:
+    """Momentum update: ``accum = accum * momentum + grad; var -= lr * accum``
+    (Nesterov: ``var -= lr * (grad + momentum * accum)``)."""
+    return _apply("ApplyMomentum", [var, accum], [lr], grad, name=name, trailing=[momentum],
+                  use_locking=bool(use_locking), use_nesterov=bool(use_nesterov))
+
+
+def apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, use_locking: bool = False,
+                  name: Optional[str] = None) -> Tensor:
+    """Adagrad update: ``accum += grad**2; var -= lr * grad / sqrt(accum)``."""
+    return _apply("ApplyAdagrad", [var, accum], [lr], grad, name=name,
+                  use_locking=bool(use_locking))
+
+
+def apply_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
+               beta1: Any, beta2: Any, epsilon: Any, grad: Any, use_locking: bool = False,
+               use_nesterov: bool = False, name: Optional[str] = None) -> Tensor:
+    """Adam update with the bias correction folded into the step size."""
+    return _apply("ApplyAdam", [var, m, v], [beta1_power, beta2_power, lr, beta1, beta2,
+                                             epsilon], grad, name=name,
+                  use_locking=bool(use_locking), use_nesterov=bool(use_nesterov))
+
+
+def apply_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any,
+                   epsilon: Any, grad: Any, use_locking: bool = False,
+                   name: Optional[str] = None) -> Tensor:
+    """RMSProp update: ``ms = rho*ms + (1-rho)*g**2; mom = momentum*mom +
+    lr*g/sqrt(ms+eps); var -= mom``."""
+    return _apply("ApplyRMSProp", [var, ms, mom], [lr, rho, momentum, epsilon], grad,
+                  name=name, use_locking=bool(use_locking))
+
+
+def apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any,
+                            momentum: Any, epsilon: Any, grad: Any, use_locking: bool = False,
+                            name: Optional[str] = None) -> Tensor:
+    """Centered RMSProp: the second moment is reduced by the squared running mean."""
+    return _apply("ApplyCenteredRMSProp", [var, mg, ms, mom], [lr, rho, momentum, epsilon],
+                  grad, name=name, use_locking=bool(use_locking))
+
+
+def sparse_apply_gradient_descent(var: Any, alpha: Any, grad: Any, indices: Any,
+                                  use_locking: bool = False,
+                                  name: Optional[str] = None) -> Tensor:
+    """``var[indices] -= alpha * grad`` with duplicate indices summed."""
+    return _apply("SparseApplyGradientDescent", [var], [alpha], grad, indices, name=name,
+                  use_locking=bool(use_locking))
+
+
+def sparse_apply_momentum(var: Any, accum: Any, lr: Any, grad: Any, indices: Any,
+                          momentum: Any, use_locking: bool = False, use_nesterov: bool = False,
+                          name: Optional[str] = None) -> Tensor:
+    """Momentum update of the rows ``indices`` only."""
+    return _apply("SparseApplyMomentum", [var, accum], [lr], grad, indices, name=name,
+                  trailing=[momentum], use_locking=bool(use_locking),
+                  use_nesterov=bool(use_nesterov))
+
+
+def sparse_apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, indices: Any,
+                         use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """Adagrad update of the rows ``indices`` only."""
+    return _apply("SparseApplyAdagrad", [var, accum], [lr], grad, indices, name=name,
+                  use_locking=bool(use_locking))
+
+
+def sparse_apply_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
+                      beta1: Any, beta2: Any, epsilon: Any, grad: Any, indices: Any,
+                      use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """Adam with a sparse gradient, with TensorFlow 1.x semantics: both moments decay
+    on every row, the gradient is added to its rows, and every row of ``var`` moves
+    by its (possibly non-zero) first moment. Rows never touched keep zero moments and
+    so stay unchanged."""
+    return _apply("SparseApplyAdam", [var, m, v], [beta1_power, beta2_power, lr, beta1, beta2,
+                                                   epsilon], grad, indices, name=name,
+                  use_locking=bool(use_locking))
+
+
+def sparse_apply_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any,
+                          epsilon: Any, grad: Any, indices: Any, use_locking: bool = False,
+                          name: Optional[str] = None) -> Tensor:
+    """RMSProp update of the rows ``indices`` only (their slots too)."""
+    return _apply("SparseApplyRMSProp", [var, ms, mom], [lr, rho, momentum, epsilon], grad,
+                  indices, name=name, use_locking=bool(use_locking))
+
+
+def sparse_apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any,
+                                   momentum: Any, epsilon: Any, grad: Any, indices: Any,
+                                   use_locking: bool = False,
+                                   name: Optional[str] = None) -> Tensor:
+    """Centered RMSProp update of the rows ``indices`` only."""
+    return _apply("SparseApplyCenteredRMSProp", [var, mg, ms, mom], [lr, rho, momentum,
+                                                                     epsilon], grad, indices,
+                  name=name, use_locking=bool(use_locking))
+
+
+__all__ = [
+    "apply_gradient_descent", "apply_momentum", "apply_adagrad", "apply_adam",
+    "apply_rms_prop", "apply_centered_rms_prop", "sparse_apply_gradient_descent",
+    "sparse_apply_momentum", "sparse_apply_adagrad", "sparse_apply_adam",
+    "sparse_apply_rms_prop", "sparse_apply_centered_rms_prop",
+]

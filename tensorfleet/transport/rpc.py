@@ -1,0 +1,543 @@
+"""Services over gRPC without protoc: bytes in, bytes out, messages coded by ``wire``.
+
+A service is a name and a dict ``method -> fn(header, tensors) -> (header, tensors)``.
+``RpcServer`` serves one or more services on one port; ``RpcClient`` calls one
+service of one address. Per method, the server registers three gRPC methods:
+
+* ``/<service>/<method>`` unary-unary, for requests up to ``STREAM_THRESHOLD``;
+* ``/<service>/<method>.Stream`` stream-unary, for bigger requests, sent as a
+  chunk stream (``wire.stream_header`` then ``CHUNK_BYTES`` chunks);
+* ``/<service>/_Fetch`` unary-stream (one per service), which pulls a big response.
+
+A response up to ``STREAM_THRESHOLD`` is the unary reply itself. A bigger one is
+parked on the server and the reply is a 32-byte *handle* (magic b"TFLH", version,
+total size, random id) that the client redeems with ``_Fetch``. Small calls thus
+cost one unary round trip (an always-streaming reply measured about twice as slow
+here) and big ones one extra round trip, negligible next to the transfer.
+
+Errors: an ``OpError`` raised by a handler becomes a gRPC status with the same
+code plus JSON trailing metadata (message, op, task), from which the client
+re-raises the same subclass. Any other exception becomes INTERNAL with its text.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import math
+import re
+import secrets
+import socket
+import struct
+import threading
+import time
+from concurrent import futures
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import grpc
+import numpy as np
+
+from tensorfleet import errors
+from tensorfleet.transport import auth, wire
+
+logger = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = wire.WIRE_VERSION
+STREAM_THRESHOLD = 1 << 20
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_WORKERS = 64
+RESPONSE_TTL = 120.0
+ERROR_METADATA_KEY = "x-tensorfleet-error"
+HANDLE_MAGIC = b"TFLH"
+FETCH_METHOD = "_Fetch"
+STREAM_SUFFIX = ".Stream"
+
+# One chunk plus room for gRPC framing; a unary message is never bigger than a chunk.
+_GRPC_MESSAGE_LIMIT = wire.CHUNK_BYTES + (64 << 10)
+_MAX_ERROR_CHARS = 8000
+_HANDLE = struct.Struct("<4sHHQ16s")
+_METHOD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_SERVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+_STATUS_BY_CODE = {sc.value[0]: sc for sc in grpc.StatusCode}
+_COMMON_OPTIONS = [
+    ("grpc.max_send_message_length", _GRPC_MESSAGE_LIMIT),
+    ("grpc.max_receive_message_length", _GRPC_MESSAGE_LIMIT),
+    ("grpc.max_metadata_size", 256 << 10),
+]
+
+Handler = Callable[[Dict[str, Any], List[np.ndarray]], Tuple[Dict[str, Any], Sequence[Any]]]
+
+
+def _version_mismatch(peer_version: int, who: str) -> errors.FailedPreconditionError:
+    return errors.FailedPreconditionError(
+        None, None, f"protocol version mismatch: {who} speaks version {peer_version}, "
+        f"this process speaks version {PROTOCOL_VERSION}; run the same tensorfleet "
+        "release on every task")
+
+
+def _too_big(size: int, limit: int, who: str) -> errors.ResourceExhaustedError:
+    return errors.ResourceExhaustedError(
+        None, None, f"a message of {size} bytes exceeds {who}'s limit of {limit} bytes "
+        "(max_message_bytes)")
+
+
+class _PendingResponses:
+    """Big responses waiting for their ``_Fetch``; dropped after ``ttl`` seconds."""
+
+    def __init__(self, ttl: float):
+        self._ttl = ttl
+        self._lock = threading.Lock()
+        self._items: Dict[bytes, Tuple[float, List[wire.Buffer], int]] = {}
+
+    def put(self, parts: List[wire.Buffer], total: int) -> bytes:
+        now = time.monotonic()
+        key = secrets.token_bytes(16)
+        with self._lock:
+            for k in [k for k, (expiry, _, _) in self._items.items() if expiry < now]:
+                logger.warning("dropped a %d-byte response that no client fetched within %g s",
+                               self._items.pop(k)[2], self._ttl)
+            self._items[key] = (now + self._ttl, parts, total)
+        return key
+
+    def pop(self, key: bytes) -> Optional[Tuple[List[wire.Buffer], int]]:
+        with self._lock:
+            item = self._items.pop(key, None)
+        return None if item is None else (item[1], item[2])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def _check_port_free(address: str) -> None:
+    """Raises if another socket listens on ``address``; gRPC would bind a subset silently."""
+    host, port = auth.split_address(address)
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise errors.UnavailableError(None, None, f"cannot resolve address {address}: {e}") from None
+    for family, kind, proto, _, sockaddr in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    raise errors.UnavailableError(
+                        None, None, f"address {address} is already in use") from None
+
+
+class RpcServer:
+    """A gRPC server for one or more services of tensor message handlers.
+
+    Args:
+      address: ``host:port`` to bind; port 0 picks a free port (see ``port``).
+      service_name: e.g. ``"tensorfleet.Worker"``.
+      handlers: method name -> ``fn(header, tensors) -> (header, tensors)``.
+        Handlers run in a pool of ``max_workers`` threads and may block.
+      token: cluster token; None reads ``$TENSORFLEET_TOKEN``. Required unless
+        ``address`` is loopback.
+      max_message_bytes: the largest request this server accepts.
+      credentials: ``grpc.ServerCredentials`` for TLS (see ``auth.server_credentials``).
+      task: this task's name (``/job:ps/task:0``), attached to errors it returns.
+    """
+
+    def __init__(self, address: str, service_name: str, handlers: Mapping[str, Handler], *,
+                 token: Optional[str] = None,
+                 max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
+                 credentials: Optional[grpc.ServerCredentials] = None,
+                 max_workers: int = DEFAULT_MAX_WORKERS, task: Optional[str] = None):
+        auth.split_address(address)
+        self._token = auth.require_token_for(address, token)
+        self._address = address
+        self._max_message_bytes = int(max_message_bytes)
+        self._credentials = credentials
+        self._max_workers = int(max_workers)
+        self.task = task
+        self._services: Dict[str, Dict[str, Handler]] = {}
+        self._pending = _PendingResponses(RESPONSE_TTL)
+        self._server: Optional[grpc.Server] = None
+        self._executor: Optional[futures.ThreadPoolExecutor] = None
+        self._port = 0
+        self.add_service(service_name, handlers)
+
+    def add_service(self, service_name: str, handlers: Mapping[str, Handler]) -> None:
+        """Adds another service to serve on the same port; only before ``start``."""
+        if self._server is not None:
+            raise errors.FailedPreconditionError(None, None, "add_service after start")
+        if not _SERVICE_RE.match(service_name) or service_name in self._services:
+            raise errors.InvalidArgumentError(
+                None, None, f"bad or duplicate service name {service_name!r}")
+        for name, fn in handlers.items():
+            if not _METHOD_RE.match(name) or not callable(fn):
+                raise errors.InvalidArgumentError(
+                    None, None, f"service {service_name}: method {name!r} needs a name of "
+                    "letters, digits and underscores and a callable handler")
+        self._services[service_name] = dict(handlers)
+
+    @property
+    def port(self) -> int:
+        """The bound port (0 before ``start``)."""
+        return self._port
+
+    @property
+    def address(self) -> str:
+        """``host:port`` with the bound port."""
+        host, _ = auth.split_address(self._address)
+        host = f"[{host}]" if ":" in host else host
+        return f"{host}:{self._port}"
+
+    def start(self) -> "RpcServer":
+        """Binds the address and starts serving; returns self.
+
+        Raises:
+          UnavailableError: the address is in use or cannot be bound.
+        """
+        if self._server is not None:
+            raise errors.FailedPreconditionError(None, None, "RpcServer.start called twice")
+        _check_port_free(self._address)
+        executor = futures.ThreadPoolExecutor(self._max_workers, thread_name_prefix="tf-rpc")
+        interceptors = [auth.TokenInterceptor(self._token)] if self._token else []
+        server = grpc.server(executor, interceptors=interceptors,
+                             options=_COMMON_OPTIONS + [("grpc.so_reuseport", 0)])
+        for service, methods in self._services.items():
+            server.add_generic_rpc_handlers((self._generic_handler(service, methods),))
+        try:
+            if self._credentials is None:
+                port = server.add_insecure_port(self._address)
+            else:
+                port = server.add_secure_port(self._address, self._credentials)
+        except RuntimeError as e:
+            port, reason = 0, str(e)
+        else:
+            reason = "gRPC could not bind it"
+        if not port:
+            server.stop(None)
+            executor.shutdown(wait=False)
+            raise errors.UnavailableError(None, None, f"cannot serve on address {self._address}: "
+                                          f"{reason} (is it already in use?)")
+        server.start()
+        self._server, self._executor, self._port = server, executor, port
+        logger.info("serving %s on %s", ", ".join(self._services), self.address)
+        return self
+
+    def stop(self, grace: Optional[float] = 1.0) -> None:
+        """Stops serving; calls still running after ``grace`` seconds are cancelled."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.stop(grace).wait()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+        self._pending.clear()
+        logger.info("stopped serving on %s", self.address)
+
+    def wait_for_termination(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until the server stops (True) or ``timeout`` passes (False)."""
+        server = self._server
+        return True if server is None else server.wait_for_termination(timeout)
+
+    def __enter__(self) -> "RpcServer":
+        return self.start() if self._server is None else self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop(0)
+
+    # -------------------------------------------------------------------- dispatch
+
+    def _generic_handler(self, service: str, methods: Dict[str, Handler]) -> grpc.GenericRpcHandler:
+        table: Dict[str, grpc.RpcMethodHandler] = {
+            FETCH_METHOD: grpc.unary_stream_rpc_method_handler(self._fetch)}
+        for name, fn in methods.items():
+            table[name] = grpc.unary_unary_rpc_method_handler(self._unary_behavior(name, fn))
+            table[name + STREAM_SUFFIX] = grpc.stream_unary_rpc_method_handler(
+                self._stream_behavior(name, fn))
+        return grpc.method_handlers_generic_handler(service, table)
+
+    def _unary_behavior(self, name: str, fn: Handler) -> Callable[[bytes, Any], bytes]:
+        def behavior(request: bytes, context: grpc.ServicerContext) -> bytes:
+            def frame() -> wire.Buffer:
+                if len(request) > self._max_message_bytes:
+                    raise _too_big(len(request), self._max_message_bytes, "the server")
+                return request
+            return self._serve(name, fn, frame, context)
+        return behavior
+
+    def _stream_behavior(self, name: str, fn: Handler) -> Callable[[Iterator[bytes], Any], bytes]:
+        def behavior(requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+            def frame() -> wire.Buffer:
+                first = next(requests, None)
+                if first is None:
+                    raise errors.DataLossError(None, None, "empty request stream")
+                self._check_version(first)
+                total = wire.parse_stream_header(first, 1 << 64)
+                if total > self._max_message_bytes:
+                    raise _too_big(total, self._max_message_bytes, "the server")
+                return wire.reassemble(requests, total, self._max_message_bytes)
+            return self._serve(name, fn, frame, context)
+        return behavior
+
+    @staticmethod
+    def _check_version(buf: wire.Buffer) -> None:
+        version = wire.peek_version(buf)
+        if version is not None and version != PROTOCOL_VERSION:
+            raise _version_mismatch(version, "the client")
+
+    def _serve(self, name: str, fn: Handler, frame: Callable[[], wire.Buffer],
+               context: grpc.ServicerContext) -> bytes:
+        failure: Optional[errors.OpError] = None
+        try:
+            buf = frame()
+            self._check_version(buf)
+            header, tensors = wire.decode(buf, self._max_message_bytes)
+            result = fn(header, tensors)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise errors.InternalError(
+                    None, None, f"handler {name} returned {type(result).__name__}, "
+                    "expected a (header, tensors) tuple")
+            parts, total = wire.encode_parts(result[0], result[1])
+            if total <= STREAM_THRESHOLD:
+                return b"".join(parts)
+            return _HANDLE.pack(HANDLE_MAGIC, PROTOCOL_VERSION, 0, total,
+                                self._pending.put(parts, total))
+        except errors.OpError as e:
+            failure = e
+        except Exception as e:  # noqa: BLE001 - any handler bug must reach the caller
+            logger.exception("handler %s failed", name)
+            failure = errors.InternalError(None, None, f"{type(e).__name__}: {e}")
+        _abort(context, failure, self.task)
+        raise AssertionError("unreachable: context.abort raises")
+
+    def _fetch(self, request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+        item = self._pending.pop(request) if len(request) == 16 else None
+        if item is None:
+            _abort(context, errors.AbortedError(
+                None, None, f"the response was not found: it expired after {RESPONSE_TTL:g} s "
+                "or was already fetched"), self.task)
+        parts, _ = item
+        yield from wire.iter_chunks(parts)
+
+
+def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[str]) -> None:
+    node = error.node_def
+    node = getattr(node, "name", node)
+    payload = {
+        "code": int(error.error_code),
+        "message": str(error.message)[:_MAX_ERROR_CHARS],
+        "node": node if isinstance(node, str) else None,
+        "task": error.task or task,
+    }
+    context.set_trailing_metadata(((ERROR_METADATA_KEY, json.dumps(payload)),))
+    status = _STATUS_BY_CODE.get(error.error_code, grpc.StatusCode.UNKNOWN)
+    context.abort(status, payload["message"][:1000])
+
+
+# ------------------------------------------------------------------------------ client
+
+
+class ChannelCache:
+    """One gRPC channel per (address, credentials), shared by every client in the process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._channels: Dict[Tuple[str, int], Tuple[Any, grpc.Channel]] = {}
+
+    def get(self, address: str, credentials: Optional[grpc.ChannelCredentials] = None
+            ) -> grpc.Channel:
+        """The shared channel to ``address``, created on first use."""
+        # Keyed by identity: credentials objects do not compare by value, and the
+        # entry keeps them alive so the id cannot be reused.
+        key = (address, id(credentials))
+        with self._lock:
+            entry = self._channels.get(key)
+            if entry is None:
+                options = _COMMON_OPTIONS + [("grpc.min_reconnect_backoff_ms", 100),
+                                             ("grpc.max_reconnect_backoff_ms", 2000)]
+                channel = (grpc.insecure_channel(address, options=options) if credentials is None
+                           else grpc.secure_channel(address, credentials, options=options))
+                entry = self._channels[key] = (credentials, channel)
+            return entry[1]
+
+    def close_all(self) -> None:
+        """Closes every cached channel (calls in flight on them fail)."""
+        with self._lock:
+            entries, self._channels = list(self._channels.values()), {}
+        for _, channel in entries:
+            channel.close()
+
+
+CHANNELS = ChannelCache()
+
+
+class RpcClient:
+    """Calls the methods of one service at one address.
+
+    Args:
+      address: ``host:port`` of the server.
+      service_name: the service to call, as given to ``RpcServer``.
+      token: cluster token; None reads ``$TENSORFLEET_TOKEN`` (no token if unset).
+      credentials: ``grpc.ChannelCredentials`` for TLS (see ``auth.channel_credentials``).
+      default_timeout: deadline in seconds of calls that give none.
+      max_message_bytes: the largest response this client accepts.
+      channels: the channel cache (default: the process-wide ``CHANNELS``).
+    """
+
+    def __init__(self, address: str, service_name: str, *, token: Optional[str] = None,
+                 credentials: Optional[grpc.ChannelCredentials] = None,
+                 default_timeout: float = DEFAULT_TIMEOUT,
+                 max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
+                 channels: Optional[ChannelCache] = None):
+        auth.split_address(address)
+        self.address = address
+        self.service_name = service_name
+        self.default_timeout = self._check_timeout(default_timeout)
+        self._max_message_bytes = int(max_message_bytes)
+        self._metadata = auth.token_metadata(auth.resolve_token(token))
+        self._channel = (channels or CHANNELS).get(address, credentials)
+        self._unary: Dict[str, Any] = {}
+        self._stream: Dict[str, Any] = {}
+        self._fetch = self._channel.unary_stream(f"/{service_name}/{FETCH_METHOD}")
+
+    @staticmethod
+    def _check_timeout(timeout: Any) -> float:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+                or not math.isfinite(timeout) or timeout <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"a call deadline must be a positive number of seconds, got {timeout!r}")
+        return float(timeout)
+
+    def call(self, method: str, header: Optional[Dict[str, Any]] = None,
+             tensors: Sequence[Any] = (), timeout: Optional[float] = None,
+             wait_for_ready: bool = False) -> wire.Message:
+        """Calls ``method`` with ``(header, tensors)`` and returns the response message.
+
+        Args:
+          timeout: deadline in seconds for the whole call, including streaming a
+            big response; None means ``default_timeout``.
+          wait_for_ready: wait (until the deadline) for the server to come up
+            instead of failing at once when it cannot be reached.
+
+        Raises:
+          The ``OpError`` subclass the handler raised (with its message, op and
+          task); UnavailableError when the server cannot be reached;
+          DeadlineExceededError when the deadline passes; UnauthenticatedError on
+          a token mismatch; ResourceExhaustedError for a message over a limit.
+        """
+        timeout = self.default_timeout if timeout is None else self._check_timeout(timeout)
+        deadline = time.monotonic() + timeout
+        parts, total = wire.encode_parts({} if header is None else header, tensors)
+        try:
+            if total <= STREAM_THRESHOLD:
+                fn = self._unary.get(method)
+                if fn is None:
+                    fn = self._unary[method] = self._channel.unary_unary(
+                        f"/{self.service_name}/{method}")
+                reply = fn(b"".join(parts), timeout=timeout, metadata=self._metadata,
+                           wait_for_ready=wait_for_ready)
+            else:
+                fn = self._stream.get(method)
+                if fn is None:
+                    fn = self._stream[method] = self._channel.stream_unary(
+                        f"/{self.service_name}/{method}{STREAM_SUFFIX}")
+                chunks = _request_stream(parts, total)
+                reply = fn(chunks, timeout=timeout, metadata=self._metadata,
+                           wait_for_ready=wait_for_ready)
+            buf = self._read_reply(reply, deadline)
+        except grpc.RpcError as e:
+            raise self._translate(e, method, timeout) from None
+        return wire.decode(buf, self._max_message_bytes)
+
+    def _read_reply(self, reply: bytes, deadline: float) -> wire.Buffer:
+        version = wire.peek_version(reply)
+        if reply[:4] != HANDLE_MAGIC:
+            if version is not None and version != PROTOCOL_VERSION:
+                raise _version_mismatch(version, f"the server at {self.address}")
+            return reply
+        if len(reply) != _HANDLE.size:
+            raise errors.InvalidArgumentError(
+                None, None, f"malformed response handle of {len(reply)} bytes from {self.address}")
+        _, version, _, total, key = _HANDLE.unpack(reply)
+        if version != PROTOCOL_VERSION:
+            raise _version_mismatch(version, f"the server at {self.address}")
+        if total > self._max_message_bytes:
+            raise _too_big(total, self._max_message_bytes, "this client")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _DeadlineBeforeFetch()
+        stream = self._fetch(key, timeout=remaining, metadata=self._metadata)
+        try:
+            return wire.reassemble(stream, total, self._max_message_bytes)
+        except errors.OpError:
+            stream.cancel()
+            raise
+
+    def _translate(self, e: grpc.RpcError, method: str, timeout: float) -> errors.OpError:
+        code = e.code() if callable(getattr(e, "code", None)) else grpc.StatusCode.UNKNOWN
+        details = (e.details() if callable(getattr(e, "details", None)) else None) or ""
+        where = f"{self.service_name}/{method} on {self.address}"
+        remote = _remote_error(e)
+        if remote is not None:
+            message, node, task = remote
+            return errors.make_error(code.value[0], message, node_def=node, task=task)
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return errors.DeadlineExceededError(
+                None, None, f"{where} did not finish within its deadline of {timeout:g} s")
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return errors.UnavailableError(None, None, f"cannot reach {where}: {details}")
+        return errors.make_error(code.value[0], f"{where}: {details}")
+
+    def wait_ready(self, timeout: float) -> None:
+        """Blocks until the channel is connected.
+
+        Raises:
+          UnavailableError: no connection within ``timeout`` seconds.
+        """
+        try:
+            grpc.channel_ready_future(self._channel).result(self._check_timeout(timeout))
+        except grpc.FutureTimeoutError:
+            raise errors.UnavailableError(
+                None, None, f"{self.address} did not accept a connection within "
+                f"{timeout:g} s") from None
+
+
+class _DeadlineBeforeFetch(grpc.RpcError):
+    """The deadline ran out between a response handle and its fetch."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+
+    def details(self) -> str:
+        return "deadline exceeded before the response was fetched"
+
+
+def _request_stream(parts: List[wire.Buffer], total: int) -> Iterator[bytes]:
+    yield wire.stream_header(total)
+    yield from wire.iter_chunks(parts)
+
+
+def _remote_error(e: grpc.RpcError) -> Optional[Tuple[str, Optional[str], Optional[str]]]:
+    """(message, op name, task) from a tensorfleet server's error metadata, if present."""
+    getter = getattr(e, "trailing_metadata", None)
+    for key, value in (getter() if callable(getter) else None) or ():
+        if key != ERROR_METADATA_KEY:
+            continue
+        try:
+            payload = json.loads(value) if len(value) <= 4 * _MAX_ERROR_CHARS + 1024 else None
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
+            return None
+        node, task = payload.get("node"), payload.get("task")
+        return (payload["message"], node if isinstance(node, str) else None,
+                task if isinstance(task, str) else None)
+    return None
+
+
+__all__ = [
+    "PROTOCOL_VERSION", "STREAM_THRESHOLD", "DEFAULT_TIMEOUT", "DEFAULT_MAX_WORKERS",
+    "ERROR_METADATA_KEY", "Handler", "RpcServer", "RpcClient", "ChannelCache", "CHANNELS",
+]
