@@ -36,10 +36,12 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -126,7 +128,13 @@ class LocalCluster:
         self.host = host
         self.start_timeout = start_timeout
         self.procs: List[subprocess.Popen] = []
+        self.logs: List[Any] = []
         self.local_server: Any = None
+        if framework == "tensorfleet":
+            # tensorfleet lets loopback-only servers run without a cluster token, but
+            # a real cluster always has one; measure with the per-call check switched
+            # on.  Servers inherit it from this process's environment.
+            os.environ.setdefault("TENSORFLEET_TOKEN", secrets.token_urlsafe(32))
 
     def target(self, job: str, task: int) -> str:
         """The ``grpc://`` session target of one task."""
@@ -143,18 +151,21 @@ class LocalCluster:
                     continue
                 cmd = [sys.executable, script, "server", "--framework", self.framework,
                        "--cluster", json.dumps(self.spec), "--job", job, "--task", str(task)]
+                # stderr goes to a file, read back only to explain a server that dies.
+                log = tempfile.TemporaryFile(mode="w+")
+                self.logs.append(log)
                 self.procs.append(subprocess.Popen(
-                    cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+                    cmd, stdout=subprocess.PIPE, stderr=log, text=True))
         if self.host is not None:
             # Built after the subprocesses are launched so their start-up overlaps.
             self.local_server = self.tf.train.Server(
                 self.tf.train.ClusterSpec(self.spec), job_name=self.host[0],
                 task_index=self.host[1])
         deadline = time.monotonic() + self.start_timeout
-        for proc in self.procs:
-            self._wait_ready(proc, deadline)
+        for proc, log in zip(self.procs, self.logs):
+            self._wait_ready(proc, log, deadline)
 
-    def _wait_ready(self, proc: subprocess.Popen, deadline: float) -> None:
+    def _wait_ready(self, proc: subprocess.Popen, log: Any, deadline: float) -> None:
         """Reads the server's stdout until its ready line; fails if it dies or stalls."""
         found = threading.Event()
 
@@ -168,8 +179,10 @@ class LocalCluster:
         threading.Thread(target=reader, daemon=True).start()
         while not found.wait(0.05):
             if proc.poll() is not None:
+                log.seek(0)
+                lines = [ln.strip() for ln in log.read().splitlines() if ln.strip()]
                 raise RuntimeError(f"server pid {proc.pid} exited with {proc.returncode} "
-                                   "before serving")
+                                   f"before serving: {lines[-1] if lines else 'no output'}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"server pid {proc.pid} not serving after "
                                    f"{self.start_timeout:.0f}s")
@@ -185,7 +198,10 @@ class LocalCluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for log in self.logs:
+            log.close()
         self.procs.clear()
+        self.logs.clear()
 
     @contextlib.contextmanager
     def running(self) -> Iterator["LocalCluster"]:

@@ -11,3 +11,6 @@ from tensorfleet.training.training_util import (  # noqa: F401,E402
     global_step)
 from tensorfleet.distributed.cluster import ClusterSpec  # noqa: F401,E402
 from tensorfleet.distributed.server import Server  # noqa: F401,E402
+from tensorfleet.training.coordinator import Coordinator, LooperThread  # noqa: F401,E402
+from tensorfleet.training.queue_runner import (  # noqa: F401,E402
+    QueueRunner, add_queue_runner, start_queue_runners)

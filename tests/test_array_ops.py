@@ -81,7 +81,8 @@ def test_reshape(src, shape, dtype):
 def test_reshape_partial_static_shape_and_runtime_error():
     p = tf.placeholder(tf.float32, [None, 6])
     t = tf.reshape(p, [tf.shape(p)[0], 3, -1])
-    assert t.shape.as_list() == [None, 3, None]
+    assert t.shape.as_list() == [None, 3, 2]  # shape(p)[0] is p's only unknown dim
+    assert tf.reshape(p, [tf.placeholder(tf.int32, []), -1]).shape.as_list() == [None, None]
     assert run(t, {p: np.zeros((2, 6))}).shape == (2, 3, 2)
     q = tf.placeholder(tf.float32, None)
     r = tf.reshape(q, [4])
@@ -199,7 +200,8 @@ def test_slice():
 
 @pytest.mark.parametrize("spec", [
     (1,), (-1,), (slice(1, 3),), (slice(None, None, -1),), (slice(None), 1), (Ellipsis, 2),
-    (None, 1, Ellipsis, slice(None, None, 2)), (None,), (slice(None), slice(-3, -1), slice(1, None, 2)),
+    (None, 1, Ellipsis, slice(None, None, 2)), (None,),
+    (slice(None), slice(-3, -1), slice(1, None, 2)),
     (2, -1, 0), (slice(5, 0, -2), slice(None), None), (slice(10, 20),), (Ellipsis,),
     (1, Ellipsis, None), (slice(None, None, -2), Ellipsis, -2),
 ])
@@ -256,7 +258,7 @@ def test_gather(axis, itype):
 
 
 def test_gather_errors():
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 3\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in"):
         run(tf.gather(tf.constant(X), [0, 7]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
         run(tf.gather(tf.constant(X), [-1]))

@@ -225,10 +225,20 @@ def test_cond_graph_survives_serialization():
     from tensorfleet.framework.serialization import graph_to_plain, import_graph_def
     v = tf.Variable(0.0, name="v")
     p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [], name="x")
     tf.cond(p, lambda: tf.assign_add(v, 1.0), lambda: v + 0.0, name="c")
-    g2 = import_graph_def(graph_to_plain(tf.get_default_graph()))
+    tf.cond(p, lambda: tf.cond(x > 0.0, lambda: x * v, lambda: -x), lambda: x, name="n")
+    g = tf.get_default_graph()
+    seen = set()
+    for op in g.get_operations():  # graph order stays a topological order
+        assert all(t.op in seen for t in op.inputs) and all(c in seen for c in op.control_inputs)
+        seen.add(op)
+    g2 = import_graph_def(graph_to_plain(g))
     with tf.Session(graph=g2) as sess:
         sess.run("v/Assign")
         assert sess.run("c/Merge:0", {"p:0": False}) == 0.0
         assert sess.run("c/Merge:0", {"p:0": True}) == 1.0
         assert sess.run("v/read:0") == 1.0
+        assert sess.run("n/Merge:0", {"p:0": True, "x:0": 2.0}) == 2.0
+        assert sess.run("n/Merge:0", {"p:0": True, "x:0": -2.0}) == 2.0
+        assert sess.run("n/Merge:0", {"p:0": False, "x:0": -3.0}) == -3.0

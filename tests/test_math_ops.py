@@ -362,3 +362,20 @@ def test_clip_and_cumulative_gradients():
     check_gradients(lambda t: tf.cumprod(t, 1), [x + 4])
     check_gradients(lambda a, b: tf.add_n([a, b, a]), [x, x * 2])
     check_gradients(lambda t: tf.global_norm([t, t * 2]), [x])
+
+
+def test_more_unary_ops_and_logsumexp():
+    x = rnd(2, 3, lo=-2, hi=2)
+    for fn, ref in [(tf.floor, np.floor), (tf.ceil, np.ceil), (tf.round, np.round),
+                    (tf.sin, np.sin), (tf.cos, np.cos), (tf.expm1, np.expm1)]:
+        np.testing.assert_allclose(run(fn(x)), ref(x), rtol=1e-6)
+    v = np.array([1.0, np.inf, -np.inf, np.nan])
+    assert run(tf.is_finite(v)).tolist() == [True, False, False, False]
+    assert run(tf.is_nan(v)).tolist() == [False, False, False, True]
+    assert run(tf.is_inf(v)).tolist() == [False, True, True, False]
+    big = np.array([[1000.0, 1000.0], [-5.0, 0.0]])
+    np.testing.assert_allclose(run(tf.reduce_logsumexp(big, 1)),
+                               [1000 + np.log(2), np.log(np.exp(-5) + 1)], rtol=1e-9)
+    assert run(tf.reduce_logsumexp(big, 1, keepdims=True)).shape == (2, 1)
+    for fn in (tf.sin, tf.cos, tf.expm1, lambda t: tf.reduce_logsumexp(t, 0)):
+        check_gradients(fn, [x])

@@ -340,3 +340,33 @@ def test_moments_and_l2_normalize():
     np.testing.assert_allclose(out, x / np.linalg.norm(x, axis=-1, keepdims=True), rtol=1e-6)
     check_gradients(lambda t: tf.nn.moments(t, axes=[0])[1], [rnd(4, 2)])
     check_gradients(lambda t: tf.nn.l2_normalize(t, 1), [rnd(2, 3)])
+
+
+def test_nchw_conv_and_pool_match_nhwc():
+    x, w = rnd(2, 5, 5, 3), rnd(3, 3, 3, 2)
+    xc = x.transpose(0, 3, 1, 2)
+    out = run(tf.nn.conv2d(xc, w, [1, 1, 2, 2], "SAME", data_format="NCHW"))
+    np.testing.assert_allclose(out.transpose(0, 2, 3, 1), ref_conv2d(x, w, 2, "SAME"),
+                               rtol=1e-6)
+    mp = run(tf.nn.max_pool(xc, [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW"))
+    np.testing.assert_allclose(mp.transpose(0, 2, 3, 1), ref_pool(x, 2, 2, "VALID", "max"))
+    check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, 1, 1, 1], "VALID", data_format="NCHW"),
+                    [rnd(1, 3, 4, 4), rnd(2, 2, 3, 2)])
+
+
+def test_float32_stays_float32_through_forward_and_backward():
+    x = tf.placeholder(tf.float32, [None, 6, 6, 2])
+    w = tf.placeholder(tf.float32, [3, 3, 2, 4])
+    lab = tf.placeholder(tf.float32, [None, 9])
+    h = tf.nn.elu(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
+    h = tf.nn.avg_pool(tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+                       [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
+    flat = tf.reshape(h, [-1, 36])
+    logits = tf.nn.softplus(tf.matmul(flat, tf.ones([36, 9]))) - tf.nn.sigmoid(flat[:, :9])
+    loss = (tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=lab, logits=logits))
+            + tf.nn.l2_loss(w) + tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(
+                labels=lab, logits=tf.tanh(logits))))
+    grads = tf.gradients(loss, [x, w, lab])
+    feed = {x: rnd(2, 6, 6, 2), w: rnd(3, 3, 2, 4), lab: np_softmax(rnd(2, 9))}
+    for v in run([loss] + grads, feed):
+        assert v.dtype == np.float32

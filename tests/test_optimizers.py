@@ -268,6 +268,9 @@ def test_slots_and_updates_colocated_with_variable():
     assert {op.inputs[0].op.name for op in updates} == {"w", "v"}
     for op in updates:
         assert op.device == op.inputs[0].op.device
+        # Constant hyperparameters are made on the variable's task: nothing but the
+        # gradient (and Adam's shared beta powers) crosses to the parameter server.
+        assert all(t.op.device == op.device for t in op.inputs[5:9])
     names = sorted(x.op.name for x in opt.variables())
     assert "beta1_power" in names and "beta2_power" in names and len(names) == 6
     # Beta powers live with the first variable by name ("v").
@@ -348,3 +351,18 @@ def test_gradient_reaches_every_read_of_a_variable():
     with tf.Session() as sess:
         sess.run(w.initializer)
         np.testing.assert_allclose(sess.run(grad), [5.0, 5.0])
+
+
+@pytest.mark.parametrize("gate", [tf.train.Optimizer.GATE_NONE, tf.train.Optimizer.GATE_GRAPH])
+def test_gate_gradients_modes(gate):
+    w = tf.Variable([1.0, -1.0], name="w")
+    b = tf.Variable(0.5, name="b")
+    loss = tf.reduce_sum(w * w) + b * 2.0
+    train = tf.train.GradientDescentOptimizer(0.25).minimize(loss, gate_gradients=gate)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [0.5, -0.5])
+        assert sess.run(b) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="gate_gradients"):
+        tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss, gate_gradients=7)

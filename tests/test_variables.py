@@ -464,3 +464,20 @@ def test_seeded_initializer_repeats():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(a), sess.run(b))
+
+
+def test_scatter_many_rows_matches_ufunc_at():
+    rng = np.random.RandomState(0)
+    start = rng.rand(50, 3).astype(np.float32)
+    idx = rng.randint(0, 50, 200)
+    upd = rng.rand(200, 3).astype(np.float32)
+    v = tf.Variable(start)
+    ops = {"add": tf.scatter_add(v, idx, upd), "sub": tf.scatter_sub(v, idx, upd),
+           "max": tf.scatter_max(v, idx, upd), "min": tf.scatter_min(v, idx, upd)}
+    ufuncs = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
+    with tf.Session() as sess:
+        for k, op in ops.items():
+            sess.run(v.initializer)
+            want = start.copy()
+            ufuncs[k].at(want, idx, upd)
+            np.testing.assert_allclose(sess.run(op), want, rtol=1e-6)

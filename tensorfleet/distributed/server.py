@@ -124,6 +124,8 @@ class Server:
             self._rpc = None
         self.master.shutdown()
         self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))
+        # Wakes threads blocked on this task's queues.
+        self.worker.resources.clear()
         self._started = False
         self._stopped.set()
 

@@ -61,6 +61,9 @@ class WorkerService:
         self._ids = itertools.count(1)
         self.steps_run = 0
         self.started = time.time()
+        # Steps running here, so an abort can also wake kernels blocked outside the
+        # rendezvous (a queue dequeue on a parameter server).
+        self._active: Dict[int, List[StepState]] = {}
 
     # -- RegisterGraph -------------------------------------------------------------------
     def register_graph(self, session: str, plain: Any) -> str:
@@ -104,12 +107,21 @@ class WorkerService:
             raise _bad(f"RunGraph is missing the feed {e.args[0]!r}") from None
         step = StepState(step_id, StepRendezvous(step_id, self.rendezvous, self._recv_from,
                                                  self.recv_timeout))
+        with self._lock:
+            self._active.setdefault(step_id, []).append(step)
         try:
             out = reg.plan.run(vals, step)
         except errors.OpError as e:
             if e.task is None:
                 e.task = self.task
             raise
+        finally:
+            with self._lock:
+                steps = self._active.get(step_id, [])
+                if step in steps:
+                    steps.remove(step)
+                if not steps:
+                    self._active.pop(step_id, None)
         self.steps_run += 1
         return dict(zip(reg.fetch_names, out))
 
@@ -124,6 +136,9 @@ class WorkerService:
         return self.rendezvous.take(step_id, key, timeout)
 
     def abort_step(self, step_id: int, code: int, message: str) -> None:
+        with self._lock:
+            for st in self._active.get(step_id, []):
+                st.cancelled = True
         self.rendezvous.abort(step_id, errors.make_error(code, message))
 
     # -- cleanup -----------------------------------------------------------------------------

@@ -437,6 +437,11 @@ class GraphKeys:
     SUMMARY_OP = "summary_op"
     SAVERS = "savers"
     CONCATENATED_VARIABLES = "concatenated_variables"
+    TRAIN_OP = "train_op"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    EVAL_STEP = "eval_step"
 
 
 _global_default_graph: Optional[Graph] = None

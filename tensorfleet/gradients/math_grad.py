@@ -21,7 +21,8 @@ from tensorfleet.ops.op_util import const_value
 
 for _t in ["FloorDiv", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
            "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "All", "Any",
-           "BroadcastGradientArgs", "ReducedShape"]:
+           "BroadcastGradientArgs", "ReducedShape", "Floor", "Ceil", "Round", "IsFinite",
+           "IsNan", "IsInf"]:
     no_gradient(_t)
 
 
@@ -184,6 +185,21 @@ def _tanh_grad_grad(op: Any, grad: Any) -> List[Any]:
 @register_gradient("Exp")
 def _exp_grad(op: Any, grad: Any) -> Any:
     return M.multiply(grad, op.outputs[0])
+
+
+@register_gradient("Expm1")
+def _expm1_grad(op: Any, grad: Any) -> Any:
+    return M.multiply(grad, M.exp(op.inputs[0]))
+
+
+@register_gradient("Sin")
+def _sin_grad(op: Any, grad: Any) -> Any:
+    return M.multiply(grad, M.cos(op.inputs[0]))
+
+
+@register_gradient("Cos")
+def _cos_grad(op: Any, grad: Any) -> Any:
+    return M.negative(M.multiply(grad, M.sin(op.inputs[0])))
 
 
 @register_gradient("Log")

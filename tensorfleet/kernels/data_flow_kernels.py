@@ -58,6 +58,12 @@ def _cancel_check(ctx: KernelContext) -> Optional[Callable[[], bool]]:
     return lambda: bool(step.cancelled)
 
 
+def _timeout(ctx: KernelContext) -> Optional[float]:
+    """The op's ``timeout_ms`` attr in seconds; None (wait indefinitely) unless positive."""
+    ms = ctx.attrs.get("timeout_ms", -1)
+    return ms / 1000.0 if isinstance(ms, (int, float)) and ms > 0 else None
+
+
 def _check_queue(ctx: KernelContext, q: Any) -> FIFOQueueResource:
     if not isinstance(q, FIFOQueueResource):
         raise errors.InvalidArgumentError(
@@ -82,29 +88,33 @@ def _count(ctx: KernelContext, n: Any) -> int:
 
 @register_kernel("QueueEnqueueV2")
 def _enqueue(ctx: KernelContext, q: Any, *components: Any) -> None:
-    _check_queue(ctx, q).enqueue(components, cancelled=_cancel_check(ctx))
+    _check_queue(ctx, q).enqueue(components, cancelled=_cancel_check(ctx),
+                                 timeout=_timeout(ctx))
 
 
 @register_kernel("QueueEnqueueManyV2")
 def _enqueue_many(ctx: KernelContext, q: Any, *components: Any) -> None:
-    _check_queue(ctx, q).enqueue_many(components, cancelled=_cancel_check(ctx))
+    _check_queue(ctx, q).enqueue_many(components, cancelled=_cancel_check(ctx),
+                                      timeout=_timeout(ctx))
 
 
 @register_kernel("QueueDequeueV2")
 def _dequeue(ctx: KernelContext, q: Any) -> Any:
-    return _outputs(_check_queue(ctx, q).dequeue(cancelled=_cancel_check(ctx)))
+    return _outputs(_check_queue(ctx, q).dequeue(cancelled=_cancel_check(ctx),
+                                                 timeout=_timeout(ctx)))
 
 
 @register_kernel("QueueDequeueManyV2")
 def _dequeue_many(ctx: KernelContext, q: Any, n: Any) -> Any:
-    return _outputs(_check_queue(ctx, q).dequeue_many(_count(ctx, n),
-                                                      cancelled=_cancel_check(ctx)))
+    return _outputs(_check_queue(ctx, q).dequeue_many(
+        _count(ctx, n), cancelled=_cancel_check(ctx), timeout=_timeout(ctx)))
 
 
 @register_kernel("QueueDequeueUpToV2")
 def _dequeue_up_to(ctx: KernelContext, q: Any, n: Any) -> Any:
-    return _outputs(_check_queue(ctx, q).dequeue_many(_count(ctx, n), allow_smaller=True,
-                                                      cancelled=_cancel_check(ctx)))
+    return _outputs(_check_queue(ctx, q).dequeue_many(
+        _count(ctx, n), allow_smaller=True, cancelled=_cancel_check(ctx),
+        timeout=_timeout(ctx)))
 
 
 @register_kernel("QueueSizeV2")

@@ -7,7 +7,7 @@ numpy 2 expressions are "weak", so float32 inputs give float32 results.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -34,7 +34,9 @@ for _op, _fn in {
     "Minimum": np.minimum, "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater,
     "GreaterEqual": np.greater_equal, "LogicalAnd": np.logical_and,
     "LogicalOr": np.logical_or, "LogicalNot": np.logical_not, "Neg": np.negative,
-    "Square": np.square, "Abs": np.abs, "Sign": np.sign, "Tanh": np.tanh,
+    "Square": np.square, "Abs": np.abs, "Sign": np.sign, "Tanh": np.tanh, "Floor": np.floor,
+    "Ceil": np.ceil, "Round": np.round, "Sin": np.sin, "Cos": np.cos, "IsFinite": np.isfinite,
+    "IsNan": np.isnan, "IsInf": np.isinf,
 }.items():
     _simple(_op, _fn)
 
@@ -46,7 +48,8 @@ def _quiet(op_type: str, fn: Any) -> None:
     register_kernel(op_type)(kern)
 
 
-for _op, _fn in {"Exp": np.exp, "Log": np.log, "Log1p": np.log1p, "Sqrt": np.sqrt}.items():
+for _op, _fn in {"Exp": np.exp, "Expm1": np.expm1, "Log": np.log, "Log1p": np.log1p,
+                 "Sqrt": np.sqrt}.items():
     _quiet(_op, _fn)
 
 
@@ -226,7 +229,41 @@ def _reduction(op_type: str, fn: Any, pass_dtype: bool) -> None:
     register_kernel(op_type)(kern)
 
 
-_reduction("Sum", np.sum, True)
+def _ones(ctx: KernelContext, n: int, dtype: Any) -> np.ndarray:
+    ones = ctx.state.get("ones")
+    if ones is None or ones.shape[0] != n or ones.dtype != dtype:
+        ones = ctx.state["ones"] = np.ones(n, dtype)
+    return ones
+
+
+@register_kernel("Sum")
+def _sum(ctx: KernelContext, x: Any, axis: Any = None) -> np.ndarray:
+    ax = _axes(axis)
+    keep = ctx.attrs["keep_dims"]
+    if ax and x.size >= _BLAS_MIN_SIZE and x.ndim >= 2 and x.dtype in _BLAS_DTYPES and \
+            x.flags.c_contiguous:
+        # Summing away leading (or trailing) axes is a matrix-vector product with
+        # ones: BLAS does it several times faster than a numpy reduction. This is
+        # the gradient of every bias add, so it runs in each training step.
+        nd = x.ndim
+        norm = sorted({a % nd for a in ax})
+        k = len(norm)
+        if k < nd and (norm == list(range(k)) or norm == list(range(nd - k, nd))):
+            lead = norm[0] == 0
+            split = k if lead else nd - k
+            rows = int(np.prod(x.shape[:split], dtype=np.int64))
+            m = x.reshape(rows, -1)
+            r = (_ones(ctx, rows, x.dtype) @ m) if lead else (m @ _ones(ctx, m.shape[1], x.dtype))
+            if keep:
+                return r.reshape(tuple(1 if i in norm else d for i, d in enumerate(x.shape)))
+            return r.reshape(x.shape[split:] if lead else x.shape[:split])
+    r = np.sum(x, axis=ax, keepdims=keep, dtype=x.dtype)
+    return r if isinstance(r, np.ndarray) else np.asarray(r)
+
+
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# Below this many elements numpy's own reduction is cheaper than setting up BLAS.
+_BLAS_MIN_SIZE = 4096
 _reduction("Prod", np.prod, True)
 _reduction("All", np.all, False)
 _reduction("Any", np.any, False)
@@ -256,7 +293,9 @@ def _mean(ctx: KernelContext, x: Any, axis: Any = None) -> np.ndarray:
     keep = ctx.attrs["keep_dims"]
     if x.dtype.kind == "f":
         if x.size:
-            return np.asarray(np.mean(x, axis=ax, keepdims=keep))
+            # add.reduce then one division: np.mean does the same with more overhead.
+            total = np.add.reduce(x, axis=ax, keepdims=keep)
+            return np.asarray(total / (x.size // total.size))
         with _quiet_fp():
             return np.asarray(np.mean(x, axis=ax, keepdims=keep))
     total = np.sum(x, axis=ax, keepdims=keep, dtype=np.int64)

@@ -3,7 +3,7 @@
 Convolution is im2col: a read-only strided view presents every receptive field
 as a row, one copy lays the rows out, and one BLAS matmul with the filter does
 the arithmetic. The backward passes reuse that layout: the filter gradient is
-``cols.T @ dy``, the input gradient is ``dy @ W.T`` scattered back window
+``cols.T @ dy``, the input gradient is ``dy @ W.T`` added back window
 position by window position (KH*KW vectorized adds, never a loop over pixels).
 Pooling likewise loops over the KH*KW window offsets only.
 """
@@ -123,16 +123,17 @@ def _conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any, dy: Any
         raise errors.InvalidArgumentError(
             ctx.op_name, None, f"out_backprop has shape {list(dy.shape)}, expected "
             f"{[g.n, g.oh, g.ow, o]}")
-    # Gradient of every im2col row, then each window offset adds its slice back.
-    dcols = np.dot(dy.reshape(-1, o), w.reshape(kh * kw * c, o).T)
+    dy2 = dy.reshape(-1, o)
     if kh == kw == 1 and g.sh == g.sw == 1:
-        return dcols.reshape(g.n, g.h, g.w, c)
-    dcols = dcols.reshape(g.n, g.oh, g.ow, kh, kw, c)
-    dxp = g.zeros_padded(dcols.dtype)
+        return np.dot(dy2, w.reshape(c, o).T).reshape(g.n, g.h, g.w, c)
+    # One batched matmul gives, per window offset, the gradient of the pixels it
+    # read, laid out contiguously so that adding it back is a dense copy-add.
+    parts = np.matmul(dy2[None], w.reshape(kh * kw, c, o).transpose(0, 2, 1))
+    dxp = g.zeros_padded(parts.dtype)
     for i in range(kh):
         for j in range(kw):
             rows, cols = g.window(dxp, i, j)
-            dxp[:, rows, cols, :] += dcols[:, :, :, i, j, :]
+            dxp[:, rows, cols, :] += parts[i * kw + j].reshape(g.n, g.oh, g.ow, c)
     return g.unpad(dxp)
 
 
@@ -188,19 +189,26 @@ def _max_pool_grad(ctx: KernelContext, x: Any, y: Any, dy: Any) -> np.ndarray:
             f"have the pooled shape {[g.n, g.oh, g.ow, g.c]}")
     xp = g.pad(x, _lowest(x.dtype))
     dxp = g.zeros_padded(dy.dtype)
+    # Windows that do not overlap write their slices directly; overlapping ones add.
+    disjoint = g.sh >= g.kh and g.sw >= g.kw
+    last = (g.kh - 1, g.kw - 1)
     # Scanning offsets in row-major order and keeping only the first hit of each
     # window routes a tied window's gradient to its first maximum, as TF does.
     unclaimed = None
     for i in range(g.kh):
         for j in range(g.kw):
             rows, cols = g.window(xp, i, j)
-            hit = xp[:, rows, cols, :] == y
+            hit = np.equal(xp[:, rows, cols, :], y)
             if unclaimed is None:
                 unclaimed = ~hit
             else:
                 hit &= unclaimed
-                unclaimed &= ~hit
-            dxp[:, rows, cols, :] += np.multiply(dy, hit)
+                if (i, j) != last:
+                    unclaimed ^= hit
+            if disjoint:
+                np.multiply(dy, hit, out=dxp[:, rows, cols, :])
+            else:
+                dxp[:, rows, cols, :] += np.multiply(dy, hit)
     return g.unpad(dxp)
 
 

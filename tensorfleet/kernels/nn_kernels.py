@@ -126,7 +126,14 @@ def _bias_add(ctx: KernelContext, x: Any, b: Any) -> np.ndarray:
 def _bias_add_grad(ctx: KernelContext, g: Any) -> np.ndarray:
     if ctx.attrs["data_format"] == "NCHW":
         return g.sum(axis=tuple(i for i in range(g.ndim) if i != 1))
-    return g.reshape(-1, g.shape[-1]).sum(axis=0)
+    m = g.reshape(-1, g.shape[-1])
+    if g.dtype.kind == "f" and g.dtype.itemsize >= 4 and g.size >= 4096:
+        # A matrix-vector product with ones: BLAS beats a numpy reduction here.
+        ones = ctx.state.get("ones")
+        if ones is None or ones.shape[0] != m.shape[0] or ones.dtype != g.dtype:
+            ones = ctx.state["ones"] = np.ones(m.shape[0], g.dtype)
+        return ones @ m
+    return m.sum(axis=0)
 
 
 @register_kernel("L2Loss")

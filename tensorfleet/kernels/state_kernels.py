@@ -92,17 +92,53 @@ def _scatter_update(v: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> None:
     v[idx] = upd
 
 
+def _accumulate(ufunc: np.ufunc) -> Callable[[np.ndarray, np.ndarray, np.ndarray], None]:
+    """``ufunc.at(v, idx, upd)``, but fast when few indices repeat.
+
+    ``ufunc.at`` handles repeated rows one element at a time; sparse gradients
+    (embedding rows, scatter_sub of SGD) mostly name distinct rows, which a
+    single fancy-indexed update covers, leaving only the repeats to ``at``.
+    """
+
+    def apply(v: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> None:
+        flat = idx.reshape(-1)
+        if upd.ndim == 0 or flat.size < 32:
+            ufunc.at(v, idx, upd)
+            return
+        rows = upd.reshape((flat.size,) + v.shape[1:])
+        order = np.argsort(flat, kind="stable")
+        srt = flat[order]
+        first = np.empty(srt.size, dtype=bool)
+        first[0] = True
+        np.not_equal(srt[1:], srt[:-1], out=first[1:])
+        if first.all():
+            lead, rest = flat, None
+            part = v[flat]
+            ufunc(part, rows, out=part, casting="unsafe")
+        else:
+            sel = order[first]
+            lead, rest = flat[sel], order[~first]
+            part = v[lead]
+            ufunc(part, rows[sel], out=part, casting="unsafe")
+        v[lead] = part
+        if rest is None:
+            return
+        ufunc.at(v, flat[rest], rows[rest])
+
+    return apply
+
+
 def _scatter_div(v: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> None:
     (np.floor_divide if v.dtype.kind in "iu" else np.true_divide).at(v, idx, upd)
 
 
 _SCATTER_FNS = {
     # ufunc.at applies every repeated index, which is what ScatterAdd promises.
-    "ScatterAdd": np.add.at,
-    "ScatterSub": np.subtract.at,
-    "ScatterMul": np.multiply.at,
-    "ScatterMax": np.maximum.at,
-    "ScatterMin": np.minimum.at,
+    "ScatterAdd": _accumulate(np.add),
+    "ScatterSub": _accumulate(np.subtract),
+    "ScatterMul": _accumulate(np.multiply),
+    "ScatterMax": _accumulate(np.maximum),
+    "ScatterMin": _accumulate(np.minimum),
     "ScatterDiv": _scatter_div,
     "ScatterUpdate": _scatter_update,
 }

@@ -176,7 +176,7 @@ def _apply_adagrad(ctx: KernelContext, var_r: VariableResource, acc_r: VariableR
     lr = _scalar(ctx, lr, "lr")
     with _lock(ctx, var_r):
         buf = _scratch(ctx, var)
-        np.multiply(g, g, out=buf)
+        np.square(g, out=buf)
         acc += buf
         np.sqrt(acc, out=buf)
         np.divide(g, buf, out=buf)
@@ -208,13 +208,14 @@ def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResour
     eps = _scalar(ctx, epsilon, "epsilon")
     with _lock(ctx, var_r):
         buf = _scratch(ctx, var)
-        # m += (g - m) * (1 - beta1): one fewer pass than m = b1*m + (1-b1)*g.
-        np.subtract(g, m, out=buf)
-        buf *= 1.0 - b1
+        # In-place scalar multiplies are the cheapest passes numpy has, so the
+        # moments are decayed in place rather than updated as m += (g - m)*(1 - b1).
+        np.multiply(g, 1.0 - b1, out=buf)
+        m *= b1
         m += buf
-        np.multiply(g, g, out=buf)
-        buf -= v
+        np.square(g, out=buf)
         buf *= 1.0 - b2
+        v *= b2
         v += buf
         np.sqrt(v, out=buf)
         buf += eps
@@ -245,13 +246,13 @@ def _rmsprop_dense(ctx: KernelContext, var_r: VariableResource, mg_r: Any,
     eps = _scalar(ctx, epsilon, "epsilon")
     with _lock(ctx, var_r):
         buf = _scratch(ctx, var)
-        np.multiply(g, g, out=buf)
-        buf -= ms
+        np.square(g, out=buf)
         buf *= 1.0 - rho
+        ms *= rho
         ms += buf
         if mg is not None:
-            np.subtract(g, mg, out=buf)
-            buf *= 1.0 - rho
+            np.multiply(g, 1.0 - rho, out=buf)
+            mg *= rho
             mg += buf
             # denominator sqrt(ms - mg**2 + eps): the variance, not the raw second moment.
             np.multiply(mg, mg, out=buf)

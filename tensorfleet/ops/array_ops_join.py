@@ -121,15 +121,12 @@ def _split_v_shape(op: Any) -> List[TensorShape]:
             for s in sizes]
 
 
-
 register_op("ConcatV2", _concat_shape)
 register_op("Pack", _pack_shape)
 register_op("Unpack", _unpack_shape)
 register_op("Split", _split_shape)
 register_op("SplitV", _split_v_shape)
 
-
-# -- joining and splitting ----------------------------------------------------------------------
 
 def stack(values: List[Any], axis: int = 0, name: str = "stack", _dtype: Any = None) -> Tensor:
     """Packs a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""

@@ -429,12 +429,13 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
             axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Tensor:
     """One-hot encoding: ``on_value`` where ``indices == j`` along the new ``axis``."""
     ind = convert_to_tensor(indices)
+    first = on_value if on_value is not None else off_value
     if dtype is not None:
         dt = _dtypes.as_dtype(dtype)
-    elif on_value is not None:
-        dt = convert_to_tensor(on_value).dtype
-    elif off_value is not None:
-        dt = convert_to_tensor(off_value).dtype
+    elif first is not None:
+        dt = (_dtypes.dtype_of_value(first) if isinstance(first, (int, float, np.ndarray,
+                                                                  np.generic))
+              else convert_to_tensor(first).dtype)
     else:
         dt = _dtypes.float32
     on = convert_to_tensor(1 if on_value is None else on_value, dtype=dt)

@@ -270,6 +270,7 @@ class _CondBuilder:
         self.plumbing = {p_true.op, self.pred_id.op} | {p.op for p in self.pivots}
         self.switches: Dict[Tensor, Operation] = {}
         self.ref_gates: Dict[Tuple[Tensor, int], Tensor] = {}
+        self.created: List[Operation] = []
 
     def _external(self, t: Tensor, branch: int) -> Tensor:
         g = self.g
@@ -281,12 +282,14 @@ class _CondBuilder:
                     gate = make_op("RefGate", [t, self.pivots[branch]], [t.dtype],
                                    name="RefGate").outputs[0]
                 self.ref_gates[key] = gate
+                self.created.append(gate.op)
             return gate
         sw = self.switches.get(t)
         if sw is None:
             with g.colocate_with(t.op):
                 sw = switch(t, self.pred_id)[0].op
             self.switches[t] = sw
+            self.created.append(sw)
         return sw.outputs[branch]
 
     def branch(self, fn: Callable[[], Any], branch: int) -> Tuple[Any, List[Any]]:
@@ -313,11 +316,27 @@ class _CondBuilder:
                         x = array_ops.identity(x)
                 outs.append(x)
         new_ops = g.get_operations()[n0:]
+        self.created = []
         self._rewire(new_ops, pivot.op, branch)
+        self._hoist(n0)
         gated = []
         for x in outs:
             gated.append(switch(x, self.pred_id)[branch])
         return spec, gated
+
+    def _hoist(self, pos: int) -> None:
+        """Moves the switches made while rewiring in front of the branch's ops.
+
+        Graph order must stay a topological order: serialized graphs are
+        imported node by node, each after the nodes it reads.
+        """
+        if not self.created:
+            return
+        g = self.g
+        with g._lock:
+            moved = set(self.created)
+            rest = [op for op in g._ops[pos:] if op not in moved]
+            g._ops[pos:] = self.created + rest
 
     def _rewire(self, new_ops: List[Operation], pivot: Operation, branch: int) -> None:
         own = set(new_ops)

@@ -18,8 +18,9 @@ from tensorfleet.ops.op_util import (broadcast_binary, convert_pair, make_tensor
 _BINARY = ["Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Pow", "Maximum",
            "Minimum", "SquaredDifference", "Equal", "NotEqual", "Less", "LessEqual",
            "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"]
-_UNARY = ["Neg", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p", "Abs",
-          "Sign", "Sigmoid", "Tanh", "LogicalNot"]
+_UNARY = ["Neg", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
+          "Abs", "Sign", "Sigmoid", "Tanh", "LogicalNot", "Floor", "Ceil", "Round", "Sin", "Cos",
+          "IsFinite", "IsNan", "IsInf"]
 # Fused backward ops (y, dy) -> dx, as TensorFlow has them: one kernel instead of three.
 _UNARY_GRADS = ["SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "SigmoidGrad", "TanhGrad"]
 
@@ -133,7 +134,7 @@ def subtract(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
 
 def multiply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x * y`` with broadcasting."""
-    return _binary("Mul", x, y, name, "mul", "iufb")
+    return _binary("Mul", x, y, name, "mul")
 
 
 def realdiv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -255,6 +256,51 @@ def sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
 def tanh(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise hyperbolic tangent."""
     return _unary("Tanh", x, name, "Tanh", "f")
+
+
+def expm1(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise ``exp(x) - 1``, accurate for small ``x``."""
+    return _unary("Expm1", x, name, "Expm1", "f")
+
+
+def floor(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise largest integer not greater than ``x``."""
+    return _unary("Floor", x, name, "Floor", "f")
+
+
+def ceil(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise smallest integer not less than ``x``."""
+    return _unary("Ceil", x, name, "Ceil", "f")
+
+
+def round(x: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF name
+    """Elementwise rounding to the nearest integer, halves to even."""
+    return _unary("Round", x, name, "Round", "iuf")
+
+
+def sin(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise sine."""
+    return _unary("Sin", x, name, "Sin", "f")
+
+
+def cos(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise cosine."""
+    return _unary("Cos", x, name, "Cos", "f")
+
+
+def is_finite(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise: neither inf nor nan."""
+    return _unary("IsFinite", x, name, "IsFinite", "f", _dtypes.bool)
+
+
+def is_nan(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise: is nan."""
+    return _unary("IsNan", x, name, "IsNan", "f", _dtypes.bool)
+
+
+def is_inf(x: Any, name: Optional[str] = None) -> Tensor:
+    """Elementwise: is +inf or -inf."""
+    return _unary("IsInf", x, name, "IsInf", "f", _dtypes.bool)
 
 
 # -- comparisons and logic -----------------------------------------------------------------
@@ -419,7 +465,8 @@ for _name, _fn in _OPERATORS.items():
 __all__ = [
     "add", "add_n", "accumulate_n", "subtract", "multiply", "realdiv", "truediv", "divide",
     "div", "floordiv", "floormod", "mod", "negative", "square", "sqrt", "rsqrt", "reciprocal",
-    "exp", "log", "log1p", "pow", "abs", "sign", "maximum", "minimum", "squared_difference",
+    "exp", "expm1", "log", "log1p", "pow", "floor", "ceil", "round", "sin", "cos", "is_finite",
+    "is_nan", "is_inf", "abs", "sign", "maximum", "minimum", "squared_difference",
     "sigmoid", "tanh", "equal", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "matmul",
     "tensordot",

@@ -147,6 +147,23 @@ def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = N
                    keep_dims, kinds="b")
 
 
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
+                     name: Optional[str] = None, reduction_indices: Any = None,
+                     keep_dims: Optional[bool] = None) -> Tensor:
+    """``log(sum(exp(x), axis))``, computed without overflow by shifting by the maximum."""
+    from tensorfleet.ops.array_ops import stop_gradient, where, zeros_like
+    from tensorfleet.ops.math_ops import add, exp, is_finite, log, subtract
+    keep = _pick_keepdims(keepdims, keep_dims)
+    axis = reduction_indices if axis is None else axis
+    x = convert_to_tensor(input_tensor)
+    # The shift cancels out of the value and the gradient, so no gradient flows into
+    # it; an infinite maximum (all -inf) is replaced by 0 to avoid inf - inf.
+    m = stop_gradient(reduce_max(x, axis, keepdims=True))
+    m = where(is_finite(m), m, zeros_like(m))
+    lse = log(reduce_sum(exp(subtract(x, m)), axis, keepdims=keep))
+    return add(lse, m if keep else reduce_sum(m, axis), name=name or "ReduceLogSumExp")
+
+
 def _arg(op_type: str, x: Any, axis: Any, name: Optional[str], dimension: Any,
          output_type: Any) -> Tensor:
     if axis is not None and dimension is not None:
@@ -332,6 +349,6 @@ def reduced_shape(input_shape: Any, axes: Any = None) -> Tensor:
 
 __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
-    "reduce_any", "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "clip_by_value",
-    "clip_by_norm", "global_norm", "clip_by_global_norm",
+    "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum", "cumprod", "count_nonzero",
+    "clip_by_value", "clip_by_norm", "global_norm", "clip_by_global_norm",
 ]

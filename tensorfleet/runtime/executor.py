@@ -74,11 +74,17 @@ def topological_order(ops: List[Operation], feeds: Set[Tensor] = frozenset()) ->
     return out
 
 
-def _deref_wrapper(kern: Callable[..., Any], positions: Tuple[int, ...]) -> Callable[..., Any]:
+# Ops that take a variable reference without changing its buffer in place
+# (Assign swaps in a new buffer), so earlier reads of it stay valid.
+NON_MUTATING_REF_OPS = {"Assign", "IsVariableInitialized", "RefGate"}
+
+
+def _deref_wrapper(kern: Callable[..., Any], positions: Tuple[int, ...],
+                   copies: Tuple[bool, ...]) -> Callable[..., Any]:
     def run(ctx: KernelContext, *ins: Any) -> Any:
         ins = list(ins)
-        for p in positions:
-            ins[p] = ins[p].read()
+        for p, c in zip(positions, copies):
+            ins[p] = ins[p].read().copy() if c else ins[p].read()
         return kern(ctx, *ins)
     return run
 
@@ -96,6 +102,10 @@ class Plan:
         steps: List[tuple] = []
         self.has_dead = False
         self.is_async = False
+        # A read of a variable that this same step also updates in place must not
+        # alias the buffer, or the update could change a value still to be used.
+        mutated = {op.inputs[i] for op in ops if op.type not in NON_MUTATING_REF_OPS
+                   for i in op.op_def.ref_inputs if i < len(op.inputs)}
         for op in ops:
             device_type = "CPU"
             kern = get_kernel(op.type, device_type)
@@ -110,7 +120,8 @@ class Plan:
                         and i not in op.op_def.ref_inputs):
                     deref.append(i)
             if deref:
-                kern = _deref_wrapper(kern, tuple(deref))
+                kern = _deref_wrapper(kern, tuple(deref),
+                                      tuple(op.inputs[i] in mutated for i in deref))
             outs = []
             for t in op.outputs:
                 if t not in slot:
@@ -129,6 +140,7 @@ class Plan:
         self.n_slots = len(slot)
         self.feed_slots = [slot[t] for t in feeds]
         self.fetch_slots = [slot[t] for t in fetches]
+        self.fetch_names = [t.name for t in fetches]
         # A fetched variable reference is handed out as the variable's value.
         self.fetch_refs = [i for i, t in enumerate(fetches)
                            if t.op.op_def.ref_output and t.value_index == 0 and t not in feeds]
@@ -168,11 +180,19 @@ class Plan:
             raise _as_op_error(e, op) from e
 
     def _run_with_dead(self, vals: List[Any]) -> None:
+        """Runs ops, skipping every op that reads a dead tensor or control-depends on a
+        skipped op: the untaken branch of a ``cond``, constants included."""
         op = None
+        index = self._step_index()
+        dead = [False] * len(self.steps)
         try:
-            for kern, ctx, ins, out, multi, op in self.steps:
+            for si, (kern, ctx, ins, out, multi, op) in enumerate(self.steps):
                 args = [vals[i] for i in ins]
-                if op.type not in DEAD_AWARE_OPS and any(a is DEAD for a in args):
+                skip = op.type not in DEAD_AWARE_OPS and (
+                    any(a is DEAD for a in args)
+                    or any(dead[index[c]] for c in op.control_inputs if c in index))
+                if skip:
+                    dead[si] = True
                     r = (DEAD,) * len(out) if multi else DEAD
                 else:
                     r = kern(ctx, *args)
@@ -183,6 +203,17 @@ class Plan:
                     vals[out] = r
         except Exception as e:  # noqa: BLE001
             raise _as_op_error(e, op) from e
+        for t, s in zip(self.fetch_names, self.fetch_slots):
+            if vals[s] is DEAD:
+                raise errors.InvalidArgumentError(
+                    t, None, f"Retval of {t} does not have a value: it is computed only in a "
+                    f"branch of a cond that was not taken")
+
+    def _step_index(self) -> Dict[Operation, int]:
+        idx = getattr(self, "_op_index", None)
+        if idx is None:
+            idx = self._op_index = {s[5]: i for i, s in enumerate(self.steps)}
+        return idx
 
     def _run_dataflow(self, vals: List[Any]) -> None:
         """Runs ops as their inputs become ready; receives run on their own threads."""
@@ -252,9 +283,7 @@ class Plan:
                 finish(i, r)
 
     def _ctrl_index(self, op: Operation) -> List[int]:
-        idx = getattr(self, "_op_index", None)
-        if idx is None:
-            idx = self._op_index = {s[5]: i for i, s in enumerate(self.steps)}
+        idx = self._step_index()
         return [idx[c] for c in op.control_inputs if c in idx]
 
 

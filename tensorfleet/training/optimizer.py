@@ -268,7 +268,7 @@ class Optimizer:
         """Creates the slots of every variable in ``var_list`` (none by default)."""
 
     def _prepare(self) -> None:
-        """Converts hyperparameters to tensors, once per ``apply_gradients``."""
+        """Records the hyperparameters (``_set_hypers``), once per ``apply_gradients``."""
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense")

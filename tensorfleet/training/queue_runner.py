@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import GraphKeys, Operation, get_collection, get_default_graph
@@ -95,19 +95,13 @@ class QueueRunner:
         with self._lock:
             return list(self._exceptions_raised)
 
-    def _runner(self, sess: Any, op: Operation) -> Callable[[], Any]:
-        make = getattr(sess, "make_callable", None)
-        if make is not None:
-            return make(op)
-        return lambda: sess.run(op)
-
     def _run(self, sess: Any, enqueue_op: Operation, coord: Optional[Coordinator]) -> None:
         """One enqueue thread: loops until stopped, closed or failed."""
         try:
-            run = self._runner(sess, enqueue_op)
+            # sess.run (not a cached callable) so that a closed session stops the loop.
             while coord is None or not coord.should_stop():
                 try:
-                    run()
+                    sess.run(enqueue_op)
                 except self._queue_closed_exception_types as e:
                     logger.debug("QueueRunner %s: queue closed (%s)", self.name, e)
                     return

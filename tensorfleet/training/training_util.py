@@ -92,19 +92,11 @@ def global_step(sess: Any, global_step_tensor: Any) -> int:
 
 
 def _make_global_step() -> Any:
-    collections = [GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP]
-    try:
-        from tensorfleet.ops.variable_scope import get_variable
-        from tensorfleet.ops.init_ops import zeros_initializer  # type: ignore[import-not-found]
-    except ImportError:
-        get_variable = None
-    if get_variable is not None:
-        return get_variable(GLOBAL_STEP_NAME, shape=[], dtype=_dtypes.int64,
-                            initializer=zeros_initializer(), trainable=False,
-                            collections=collections)
-    from tensorfleet.ops.variables import Variable
-    return Variable(0, dtype=_dtypes.int64, name=GLOBAL_STEP_NAME, trainable=False,
-                    collections=collections)
+    from tensorfleet.ops.init_ops import zeros_initializer
+    from tensorfleet.ops.variable_scope import get_variable
+    return get_variable(GLOBAL_STEP_NAME, shape=[], dtype=_dtypes.int64,
+                        initializer=zeros_initializer(), trainable=False,
+                        collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
 
 
 __all__ = ["get_global_step", "create_global_step", "get_or_create_global_step",

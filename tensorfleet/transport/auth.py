@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import os
 import secrets
+import urllib.parse
 from typing import Any, Callable, Optional, Tuple
 
 import grpc
@@ -113,7 +114,9 @@ def _rejecting_handler(handler: Optional[grpc.RpcMethodHandler], method: str,
     """A handler of the same shape as ``handler`` that aborts without reading the request."""
 
     def reject(_request: Any, context: grpc.ServicerContext) -> Any:
-        logger.warning("rejected %s from %s: %s cluster token", method, context.peer(), reason)
+        # gRPC percent-encodes IPv6 peers ("ipv6:%5B::1%5D:port"); unquote for the reader.
+        peer = urllib.parse.unquote(context.peer() or "unknown peer")
+        logger.warning("rejected %s from %s: %s cluster token", method, peer, reason)
         context.abort(grpc.StatusCode.UNAUTHENTICATED,
                       f"{reason} cluster token: every task of a cluster must use the same "
                       f"{TOKEN_ENV}")

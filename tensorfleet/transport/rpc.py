@@ -88,19 +88,19 @@ class _PendingResponses:
     def __init__(self, ttl: float):
         self._ttl = ttl
         self._lock = threading.Lock()
-        self._items: Dict[bytes, Tuple[float, List[wire.Buffer], int]] = {}
+        self._items: Dict[bytes, Tuple[float, List[bytes], int]] = {}
 
-    def put(self, parts: List[wire.Buffer], total: int) -> bytes:
+    def put(self, chunks: List[bytes], total: int) -> bytes:
         now = time.monotonic()
         key = secrets.token_bytes(16)
         with self._lock:
             for k in [k for k, (expiry, _, _) in self._items.items() if expiry < now]:
                 logger.warning("dropped a %d-byte response that no client fetched within %g s",
                                self._items.pop(k)[2], self._ttl)
-            self._items[key] = (now + self._ttl, parts, total)
+            self._items[key] = (now + self._ttl, chunks, total)
         return key
 
-    def pop(self, key: bytes) -> Optional[Tuple[List[wire.Buffer], int]]:
+    def pop(self, key: bytes) -> Optional[Tuple[List[bytes], int]]:
         with self._lock:
             item = self._items.pop(key, None)
         return None if item is None else (item[1], item[2])
@@ -295,15 +295,7 @@ class RpcServer:
             self._check_version(buf)
             header, tensors = wire.decode(buf, self._max_message_bytes)
             result = fn(header, tensors)
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise errors.InternalError(
-                    None, None, f"handler {name} returned {type(result).__name__}, "
-                    "expected a (header, tensors) tuple")
-            parts, total = wire.encode_parts(result[0], result[1])
-            if total <= STREAM_THRESHOLD:
-                return b"".join(parts)
-            return _HANDLE.pack(HANDLE_MAGIC, PROTOCOL_VERSION, 0, total,
-                                self._pending.put(parts, total))
+            return self._reply(name, result)
         except errors.OpError as e:
             failure = e
         except Exception as e:  # noqa: BLE001 - any handler bug must reach the caller
@@ -312,14 +304,37 @@ class RpcServer:
         _abort(context, failure, self.task)
         raise AssertionError("unreachable: context.abort raises")
 
+    def _reply(self, name: str, result: Any) -> bytes:
+        """The unary reply for a handler's result: the frame itself, or a handle to it."""
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise errors.InternalError(
+                None, None, f"handler {name} returned {type(result).__name__}, "
+                "expected a (header, tensors) tuple")
+        try:
+            parts, total = wire.encode_parts(result[0], result[1])
+        except errors.InvalidArgumentError as e:
+            # The request was fine; a reply that cannot be coded is this server's bug.
+            raise errors.InternalError(
+                None, None, f"handler {name} returned an unsendable reply: {e.message}") from None
+        if total <= STREAM_THRESHOLD:
+            return b"".join(parts)
+        # Chunk now rather than during the fetch: the tensors (a variable, say) may
+        # be updated in place once the handler has returned, and the client must
+        # get the values as they were at this moment. The copy is needed anyway.
+        chunks = list(wire.iter_chunks(parts))
+        return _HANDLE.pack(HANDLE_MAGIC, PROTOCOL_VERSION, 0, total,
+                            self._pending.put(chunks, total))
+
     def _fetch(self, request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
         item = self._pending.pop(request) if len(request) == 16 else None
         if item is None:
             _abort(context, errors.AbortedError(
                 None, None, f"the response was not found: it expired after {RESPONSE_TTL:g} s "
                 "or was already fetched"), self.task)
-        parts, _ = item
-        yield from wire.iter_chunks(parts)
+        chunks, _ = item
+        while chunks:
+            # Popping lets each chunk be freed as soon as gRPC has taken it.
+            yield chunks.pop(0)
 
 
 def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[str]) -> None:

@@ -303,6 +303,12 @@ def decode(buf: Buffer, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> M
         pos += n
         return start
 
+    def skip_padding(what: str) -> None:
+        # Padding must be zero so that one message has exactly one encoding.
+        at = take(_pad(pos), what)
+        if any(view[at:pos]):
+            raise _invalid(f"nonzero {what} at offset {at}")
+
     start = take(header_len, "header")
     header = _decode_header(bytes(view[start:start + header_len]))
     # Each table entry takes at least 12 bytes, which bounds count before any loop.
@@ -318,11 +324,11 @@ def decode(buf: Buffer, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> M
         dims = struct.unpack_from(f"<{rank}Q", view, dims_at)
         (nbytes,) = _U64.unpack_from(view, take(_U64.size, f"tensor {i} byte length"))
         entries.append((code, dims, nbytes))
-    take(_pad(pos), "table padding")
+    skip_padding("table padding")
     tensors: List[np.ndarray] = []
     for i, (code, dims, nbytes) in enumerate(entries):
         at = take(nbytes, f"tensor {i} data")
-        take(_pad(nbytes), f"tensor {i} padding")
+        skip_padding(f"tensor {i} padding")
         tensors.append(_make_array(view, code, dims, nbytes, at, i))
     if pos != size:
         raise _invalid(f"{size - pos} trailing bytes after the last tensor")
