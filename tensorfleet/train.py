@@ -14,3 +14,6 @@ from tensorfleet.distributed.server import Server  # noqa: F401,E402
 from tensorfleet.training.coordinator import Coordinator, LooperThread  # noqa: F401,E402
 from tensorfleet.training.queue_runner import (  # noqa: F401,E402
     QueueRunner, add_queue_runner, start_queue_runners)
+from tensorfleet.training.job_done import (  # noqa: F401,E402
+    join_until_workers_done, signal_workers_done)
+from tensorfleet.distributed.resolver import TFConfigClusterResolver  # noqa: F401,E402

@@ -110,7 +110,7 @@ def test_echo_round_trip(serve, channels):
                _strings([b"a", b"bc"]), np.array([True, False])]
     header, out = client.call("Echo", {"step": 3, "names": ["x", "y"]}, tensors)
     assert header == {"step": 3, "names": ["x", "y"]}
-    for a, b in zip(tensors, out):
+    for a, b in zip(tensors, out, strict=True):
         assert a.shape == b.shape and a.dtype == b.dtype
         assert a.tolist() == b.tolist()
     assert client.call("Echo") == ({}, [])

@@ -77,7 +77,7 @@ def test_many_tensors_all_aligned_and_zero_copy():
     tensors = [np.arange(n, dtype=np.float64 if n % 2 else np.int8) for n in range(1, 30)]
     frame = wire.encode({"many": True}, tensors)
     _, out = wire.decode(frame)
-    for a, b in zip(tensors, out):
+    for a, b in zip(tensors, out, strict=True):
         _same(a, b)
         assert b.flags.aligned and not b.flags.writeable  # a view of the bytes frame
     assert len(frame) % 8 == 0
@@ -151,6 +151,13 @@ def test_truncated_at_every_length():
     for cut in (3, 10, 20, len(frame) - 20, len(frame) - 1):
         with pytest.raises(errors.DataLossError):
             wire.decode(frame[:cut])
+
+
+def test_nonzero_padding():
+    frame = bytearray(wire.encode({}))  # 18 bytes of prefix and header, then padding
+    frame[-1] = 1
+    with pytest.raises(errors.InvalidArgumentError, match="padding"):
+        wire.decode(bytes(frame))
 
 
 def test_trailing_bytes():

@@ -16,6 +16,7 @@ from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.master import MasterService
 from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
+from tensorfleet.runtime.threads import apply_config
 from tensorfleet.transport import RpcServer
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class Server:
         self._job, self._index = job, idx
         self._protocol = proto
         self._config = config or ConfigProto()
+        apply_config(self._config)
         self.task = f"/job:{job}/task:{idx}"
         self.address = cluster.task_address(job, idx)
         self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")

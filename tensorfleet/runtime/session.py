@@ -19,6 +19,7 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
+from tensorfleet.runtime.threads import apply_config
 
 _FACTORIES: Dict[str, Callable[..., Any]] = {}
 _RESETTERS: Dict[str, Callable[..., None]] = {}
@@ -175,6 +176,7 @@ class BaseSession:
         self._structs: Dict[Any, _FetchStructure] = {}
         if isinstance(self._target, bytes):
             self._target = self._target.decode()
+        apply_config(config)
         if not self._target:
             self._backend: Any = LocalBackend(self._graph, config)
         else:

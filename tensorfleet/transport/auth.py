@@ -37,7 +37,8 @@ def generate_token() -> str:
 def validate_token(token: str) -> str:
     """Returns ``token`` if it can travel in gRPC metadata, else raises InvalidArgumentError."""
     if not isinstance(token, str) or not token:
-        raise errors.InvalidArgumentError(None, None, "the cluster token must be a non-empty string")
+        raise errors.InvalidArgumentError(
+            None, None, "the cluster token must be a non-empty string")
     if len(token) > MAX_TOKEN_CHARS:
         raise errors.InvalidArgumentError(
             None, None, f"the cluster token is longer than {MAX_TOKEN_CHARS} characters")
@@ -166,7 +167,8 @@ def _read(path: Optional[str], what: str) -> Optional[bytes]:
         with open(path, "rb") as f:
             return f.read()
     except OSError as e:
-        raise errors.NotFoundError(None, None, f"cannot read the TLS {what} {path!r}: {e}") from None
+        raise errors.NotFoundError(
+            None, None, f"cannot read the TLS {what} {path!r}: {e}") from None
 
 
 def server_credentials(cert_file: str, key_file: str, ca_file: Optional[str] = None,

@@ -119,7 +119,8 @@ def _check_port_free(address: str) -> None:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                    flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
-        raise errors.UnavailableError(None, None, f"cannot resolve address {address}: {e}") from None
+        raise errors.UnavailableError(
+            None, None, f"cannot resolve address {address}: {e}") from None
     for family, kind, proto, _, sockaddr in infos:
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -422,7 +423,8 @@ class RpcClient:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
                 or not math.isfinite(timeout) or timeout <= 0:
             raise errors.InvalidArgumentError(
-                None, None, f"a call deadline must be a positive number of seconds, got {timeout!r}")
+                None, None,
+                f"a call deadline must be a positive number of seconds, got {timeout!r}")
         return float(timeout)
 
     def call(self, method: str, header: Optional[Dict[str, Any]] = None,

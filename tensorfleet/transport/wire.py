@@ -109,7 +109,8 @@ def _as_wire_array(value: Any, index: int) -> Tuple[_dtypes.DType, np.ndarray]:
         raise errors.InvalidArgumentError(
             None, None, f"tensor {index}: dtype {arr.dtype} cannot be sent: {e}") from None
     if dt.enum not in _DTYPE_BY_CODE:
-        raise errors.InvalidArgumentError(None, None, f"tensor {index}: dtype {dt.name} cannot be sent")
+        raise errors.InvalidArgumentError(
+            None, None, f"tensor {index}: dtype {dt.name} cannot be sent")
     if arr.ndim > MAX_RANK:
         raise errors.InvalidArgumentError(
             None, None, f"tensor {index}: rank {arr.ndim} exceeds the limit of {MAX_RANK}")
