@@ -48,51 +48,79 @@ def _serve(mb: int) -> None:
     server.wait_for_termination()
 
 
-def _median_rate(samples: Sequence[float], nbytes: int) -> str:
-    med = statistics.median(samples)
-    return f"median {nbytes / med / 1e9:.2f} GB/s ({med * 1e3:.1f} ms; best " \
-           f"{nbytes / min(samples) / 1e9:.2f} GB/s)"
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc), or NaN elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
-def _client(port: int, runs: int, calls: int, mb: int) -> None:
-    from tensorfleet.transport import RpcClient
+def _report(label: str, wall: Sequence[float], cpu_client: Sequence[float],
+            cpu_server: Sequence[float], nbytes: int) -> None:
+    med = statistics.median(wall)
+    # CPU time shows the cost of a transfer even when other jobs share the cores.
+    print(f"{label}: median {nbytes / med / 1e9:.2f} GB/s ({med * 1e3:.1f} ms, best "
+          f"{nbytes / min(wall) / 1e9:.2f} GB/s); CPU per transfer: client "
+          f"{statistics.median(cpu_client) * 1e3:.0f} ms, server "
+          f"{statistics.median(cpu_server) * 1e3:.0f} ms")
 
-    client = RpcClient(f"127.0.0.1:{port}", SERVICE, token="bench-token")
-    client.wait_ready(30)
-    small = [np.arange(4, dtype=np.float32)]
+
+def _latency(label: str, fn: Any, runs: int, calls: int) -> None:
     for _ in range(200):
-        client.call("Echo", {"step": 1}, small)
+        fn()
     medians = []
     for _ in range(runs):
         times = []
         for _ in range(calls):
             t0 = time.perf_counter()
-            client.call("Echo", {"step": 1}, small)
+            fn()
             times.append(time.perf_counter() - t0)
         medians.append(statistics.median(times))
-    print(f"small call round trip: median {statistics.median(medians) * 1e6:.0f} us "
+    print(f"{label}: median {statistics.median(medians) * 1e6:.0f} us "
           f"(per-run medians: {', '.join(f'{m * 1e6:.0f}' for m in medians)} us)")
 
+
+def _client(port: int, server_pid: int, runs: int, calls: int, mb: int) -> None:
+    from tensorfleet.transport import RpcClient, wire
+
+    client = RpcClient(f"127.0.0.1:{port}", SERVICE, token="bench-token")
+    client.wait_ready(30)
+    small = [np.arange(4, dtype=np.float32)]
+    _latency("small call round trip (RpcClient.call)",
+             lambda: client.call("Echo", {"step": 1}, small), runs, calls)
+    # The same call through the bare gRPC stub, for the cost of the layer itself.
+    raw = client._channel.unary_unary(f"/{SERVICE}/Echo")  # noqa: SLF001 - benchmark only
+    frame = wire.encode({"step": 1}, small)
+    metadata = (("x-tensorfleet-token", "bench-token"),)
+    _latency("same call, bare grpcio stub   ", lambda: raw(frame, timeout=10, metadata=metadata),
+             runs, calls)
+
     nbytes = (mb << 20) // 4 * 4
+    payload = np.ones(nbytes // 4, dtype=np.float32)
     client.call("Big")
-    down = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
+
+    def fetch() -> None:
         _, (arr,) = client.call("Big")
-        down.append(time.perf_counter() - t0)
         if arr.nbytes != nbytes:
             raise RuntimeError(f"expected {nbytes} bytes, got {arr.nbytes}")
-    print(f"{mb} MB float32 response: {_median_rate(down, nbytes)}")
 
-    payload = np.ones(nbytes // 4, dtype=np.float32)
-    up = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
+    def send() -> None:
         header, _ = client.call("Sink", {}, [payload])
-        up.append(time.perf_counter() - t0)
         if header["bytes"] != nbytes:
             raise RuntimeError(f"server received {header['bytes']} bytes")
-    print(f"{mb} MB float32 request:  {_median_rate(up, nbytes)}")
+
+    for label, fn in ((f"{mb} MB float32 response", fetch), (f"{mb} MB float32 request ", send)):
+        wall, cpu_c, cpu_s = [], [], []
+        for _ in range(runs):
+            c0, s0, t0 = time.process_time(), _cpu_seconds(server_pid), time.perf_counter()
+            fn()
+            wall.append(time.perf_counter() - t0)
+            cpu_c.append(time.process_time() - c0)
+            cpu_s.append(_cpu_seconds(server_pid) - s0)
+        _report(label, wall, cpu_c, cpu_s, nbytes)
 
 
 def main(argv: Sequence[str] = ()) -> None:
@@ -113,7 +141,7 @@ def main(argv: Sequence[str] = ()) -> None:
         line = proc.stdout.readline() if proc.stdout else ""
         if not line.strip().isdigit():
             raise RuntimeError(f"the server did not report a port (got {line!r})")
-        _client(int(line), args.runs, args.calls, args.mb)
+        _client(int(line), proc.pid, args.runs, args.calls, args.mb)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

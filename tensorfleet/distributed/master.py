@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
-from tensorfleet.distributed.partition import partition
+from tensorfleet.distributed.partition import partition, relay_through_master
 from tensorfleet.distributed.placement import log_placement, place
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.serialization import import_graph_def
@@ -32,13 +32,15 @@ WorkerClientFn = Callable[[str], Any]
 
 
 class _StepPlan:
-    __slots__ = ("parts", "fed_fetches", "fetch_names")
+    __slots__ = ("parts", "fed_fetches", "fetch_names", "relays")
 
     def __init__(self, parts: List[Tuple[str, Any, str, List[str], List[str]]],
-                 fed_fetches: Dict[str, int], fetch_names: List[str]):
+                 fed_fetches: Dict[str, int], fetch_names: List[str],
+                 relays: Dict[str, Dict[str, str]]):
         self.parts = parts  # (task, client, graph handle, feed names, fetch names)
         self.fed_fetches = fed_fetches
         self.fetch_names = fetch_names
+        self.relays = relays  # task -> {tensor it returns: key on the master's task}
 
 
 class MasterSession:
@@ -78,6 +80,7 @@ class MasterSession:
                 for line in log_placement(placement):
                     sys.stderr.write(line + "\n")
             parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)
+            relay_through_master(parts, self.master.task)
             compiled = []
             for task, p in parts.items():
                 client = self.master.worker(task)
@@ -86,7 +89,7 @@ class MasterSession:
                 compiled.append((task, client, handle, list(p.feeds), list(p.fetches)))
             fed = set(feeds)
             plan = _StepPlan(compiled, {n: feeds.index(n) for n in fetches if n in fed},
-                             list(fetches))
+                             list(fetches), {t: p.relays for t, p in parts.items() if p.relays})
             self._plans[key] = plan
             return plan
 
@@ -103,9 +106,13 @@ class MasterSession:
             task, client, handle, fnames, _ = plan.parts[0]
             results.update(client.run_graph(handle, step_id, {n: feeds[n] for n in fnames}))
         else:
-            futures = [(task, client, self.master.pool.submit(
-                client.run_graph, handle, step_id, {n: feeds[n] for n in fnames}))
-                for task, client, handle, fnames, _ in plan.parts]
+            futures = []
+            for task, client, handle, fnames, _ in plan.parts:
+                fut = self.master.pool.submit(client.run_graph, handle, step_id,
+                                              {n: feeds[n] for n in fnames})
+                if task in plan.relays:
+                    fut.add_done_callback(self._relay(plan.relays[task], step_id))
+                futures.append((task, client, fut))
             first: Optional[errors.OpError] = None
             for task, _, fut in futures:
                 try:
@@ -128,6 +135,16 @@ class MasterSession:
             else:
                 out.append(results[n])
         return out
+
+    def _relay(self, relays: Dict[str, str], step_id: int) -> Callable[[Any], None]:
+        local = self.master.worker(self.master.task).rendezvous
+
+        def deliver(fut: Any) -> None:
+            if fut.exception() is None:
+                out = fut.result()
+                for name, key in relays.items():
+                    local.send(step_id, key, out[name])
+        return deliver
 
     def _abort(self, plan: _StepPlan, step_id: int, err: errors.OpError) -> None:
         msg = f"Step aborted because {err.task or 'a task'} failed: {err.message}"

@@ -35,12 +35,16 @@ class Partition:
         self.fetches: List[str] = []
         self.targets: List[str] = []
         self.recv_keys: List[str] = []
+        # Tensors this partition returns to the master instead of sending them:
+        # fetch name -> rendezvous key on the master's own task.
+        self.relays: Dict[str, str] = {}
 
     def graph_def(self) -> Dict[str, Any]:
         return {"version": GRAPH_FORMAT_VERSION, "node": self.head + self.nodes + self.tail}
 
     def to_plain(self) -> Dict[str, Any]:
-        return {"graph": self.graph_def(), "feeds": dict(self.feeds), "fetches": list(self.fetches),
+        fetches = list(self.fetches) + [n for n in self.relays if n not in self.fetches]
+        return {"graph": self.graph_def(), "feeds": dict(self.feeds), "fetches": fetches,
                 "targets": list(self.targets)}
 
 
@@ -113,6 +117,7 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
                                             "dtype": encode_attr(_dtypes.int32),
                                             "shape": encode_attr(TensorShape([]))},
                                    "out": [["int32", []]]})
+            part(dst).recv_keys.append(key)
             ctrl_sent[k] = recv
         return ctrl_sent[k]
 
@@ -144,4 +149,33 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
     return parts
 
 
-__all__ = ["Partition", "partition"]
+
+
+def relay_through_master(parts: Dict[str, Partition], master_task: str) -> None:
+    """Sends into the master's own task ride back on the sender's RunGraph reply.
+
+    That saves the receiver a RecvTensor round trip. It is only safe for a sending
+    partition that receives nothing itself: such a partition never waits for the
+    master's task, so its reply cannot be held up by the tensor it carries.
+    """
+    if master_task not in parts:
+        return
+    dst = parts[master_task]
+    for task, p in parts.items():
+        if task == master_task or p.recv_keys:
+            continue
+        for nd in list(p.tail):
+            if nd["op"] != "_Send":
+                continue
+            key = nd["attr"]["key"]["s"]
+            if not key.endswith(f";{master_task}"):
+                continue
+            p.tail.remove(nd)
+            p.targets.remove(nd["name"])
+            p.relays[nd["input"][0]] = key
+            for rv in dst.head:
+                if rv["op"] == "_Recv" and rv["attr"]["key"]["s"] == key:
+                    rv["attr"]["src_task"] = encode_attr(master_task)
+
+
+__all__ = ["Partition", "partition", "relay_through_master"]

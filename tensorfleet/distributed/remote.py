@@ -96,7 +96,11 @@ class GrpcSessionBackend:
         self.target = target
         self.graph = graph
         self.config = config if config is not None else ConfigProto()
-        self.client = client_for(_address(target))
+        address = _address(target)
+        self.client = client_for(address)
+        from tensorfleet.distributed.server import LOCAL_SERVERS
+        server = LOCAL_SERVERS.get(address)
+        self._master = server.master if server is not None else None
         self.handle: Optional[str] = None
         self._sent = 0
         self._lock = threading.Lock()
@@ -110,17 +114,26 @@ class GrpcSessionBackend:
             delta = graph_to_plain(self.graph, ops[self._sent:n])
             if self.handle is None:
                 cfg = self.config.to_plain() if hasattr(self.config, "to_plain") else {}
-                h, _ = self.client.call("CreateSession", {"graph": delta, "config": cfg},
-                                        [], timeout=CONTROL_TIMEOUT)
-                self.handle = h["session"]
+                if self._master is not None:
+                    self.handle = self._master.create_session(delta, cfg)
+                else:
+                    h, _ = self.client.call("CreateSession", {"graph": delta, "config": cfg},
+                                            [], timeout=CONTROL_TIMEOUT)
+                    self.handle = h["session"]
             elif n > self._sent:
-                self.client.call("ExtendSession", {"session": self.handle, "graph": delta}, [],
-                                 timeout=CONTROL_TIMEOUT)
+                if self._master is not None:
+                    self._master.extend_session(self.handle, delta)
+                else:
+                    self.client.call("ExtendSession", {"session": self.handle, "graph": delta},
+                                     [], timeout=CONTROL_TIMEOUT)
             self._sent = n
 
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
             feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
         self._sync_graph()
+        if self._master is not None:
+            return self._master.run_step(self.handle, [t.name for t in feeds], list(feed_values),
+                                         [t.name for t in fetches], [o.name for o in targets])
         header = {"session": self.handle, "feeds": [t.name for t in feeds],
                   "fetches": [t.name for t in fetches], "targets": [o.name for o in targets]}
         timeout = STEP_TIMEOUT
@@ -131,6 +144,9 @@ class GrpcSessionBackend:
         return out
 
     def close(self) -> None:
+        if self.handle is not None and self._master is not None:
+            self._master.close_session(self.handle)
+            self.handle = None
         if self.handle is not None:
             try:
                 self.client.call("CloseSession", {"session": self.handle}, [],

@@ -23,6 +23,11 @@ logger = logging.getLogger(__name__)
 
 Message = Tuple[Dict[str, Any], List[np.ndarray]]
 
+# Servers running in this process, by address: a session whose target is one of
+# them talks to its master directly instead of through gRPC (as TensorFlow's
+# in-process master does).
+LOCAL_SERVERS: Dict[str, "Server"] = {}
+
 
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -113,6 +118,7 @@ class Server:
                               credentials=self._credentials, task=self.task)
         self._rpc.start()
         self._started = True
+        LOCAL_SERVERS[self.address] = self
         logger.info("Started server for %s at %s", self.task, self.address)
 
     def join(self) -> None:
@@ -121,6 +127,8 @@ class Server:
 
     def stop(self) -> None:
         """Stops serving and releases the port."""
+        if LOCAL_SERVERS.get(self.address) is self:
+            del LOCAL_SERVERS[self.address]
         if self._rpc is not None:
             self._rpc.stop(0)
             self._rpc = None

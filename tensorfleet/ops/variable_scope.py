@@ -14,10 +14,13 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
+import numpy as np
+
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
 from tensorfleet.ops import init_ops
+from tensorfleet.ops import partitioned_variables as _pv
 from tensorfleet.ops.variables import Variable
 
 
@@ -152,16 +155,13 @@ class VariableScope:
             partitioner = self._partitioner
         if constraint is None:
             constraint = self._constraint
-        if partitioner is not None:
-            raise NotImplementedError(f"Partitioned variables are not supported yet "
-                                      f"(get_variable {full_name!r} with a partitioner)")
         store = _state().store
         g = get_default_graph()
         kwargs = dict(shape=shape, dtype=dtype, initializer=initializer,
                       regularizer=regularizer, reuse=reuse, trainable=trainable,
                       collections=collections, caching_device=caching_device,
-                      validate_shape=validate_shape, use_resource=use_resource,
-                      constraint=constraint)
+                      partitioner=partitioner, validate_shape=validate_shape,
+                      use_resource=use_resource, constraint=constraint)
         getters = [c for c in (self._custom_getter, custom_getter) if c is not None]
         getter: Callable[..., Any] = store.get_variable
         for cg in getters:
@@ -182,14 +182,23 @@ class _VariableStore:
 
     def __init__(self) -> None:
         self.vars: Dict[str, Variable] = {}
+        # Partitioned variables by full name; their shards are also in ``vars``.
+        self.partitioned: Dict[str, Any] = {}
         self.lock = threading.RLock()
 
     def get_variable(self, name: str, shape: Any = None, dtype: Any = _dtypes.float32,
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
                      trainable: bool = True, collections: Optional[List[str]] = None,
-                     caching_device: Optional[str] = None, validate_shape: bool = True,
-                     use_resource: Optional[bool] = None, constraint: Any = None,
-                     **_: Any) -> Variable:
+                     caching_device: Optional[str] = None, partitioner: Any = None,
+                     validate_shape: bool = True, use_resource: Optional[bool] = None,
+                     constraint: Any = None, partition_info: Any = None,
+                     **_: Any) -> Any:
+        if partitioner is not None and not _is_scalar(shape, initializer):
+            return _pv._get_partitioned_variable(
+                self, name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
+                regularizer=regularizer, reuse=reuse, trainable=trainable,
+                collections=collections, caching_device=caching_device,
+                validate_shape=validate_shape, use_resource=use_resource, constraint=constraint)
         dt = _dtypes.as_dtype(dtype)
         init_is_value = initializer is not None and not callable(initializer)
         if init_is_value and shape is not None and validate_shape:
@@ -198,6 +207,10 @@ class _VariableStore:
         want_shape = as_shape(shape) if shape is not None else None
         with self.lock:
             found = self.vars.get(name)
+            if found is None and name in self.partitioned:
+                raise ValueError(f"No partitioner was given for variable {name}, but a "
+                                 f"partitioned variable of that name ({name}/part_0 ...) "
+                                 f"exists. Pass the partitioner it was created with.")
             if found is not None:
                 if reuse is False or reuse is None:
                     raise ValueError(
@@ -215,7 +228,8 @@ class _VariableStore:
                                  f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
                                  f"in VarScope?")
             v = self._create(name, want_shape, dt, initializer, init_is_value, trainable,
-                             collections, caching_device, validate_shape, constraint)
+                             collections, caching_device, validate_shape, constraint,
+                             partition_info)
             self.vars[name] = v
         if regularizer is not None:
             g = v.graph
@@ -228,7 +242,7 @@ class _VariableStore:
     def _create(self, name: str, shape: Optional[TensorShape], dt: _dtypes.DType,
                 initializer: Any, init_is_value: bool, trainable: bool,
                 collections: Optional[List[str]], caching_device: Optional[str],
-                validate_shape: bool, constraint: Any) -> Variable:
+                validate_shape: bool, constraint: Any, partition_info: Any = None) -> Variable:
         if init_is_value:
             init_val: Any = initializer
             if not isinstance(initializer, Tensor):
@@ -253,10 +267,20 @@ class _VariableStore:
         elif isinstance(initializer, type):
             initializer = initializer(dtype=dt)
         dims = shape.as_list() if shape is not None and shape.ndims is not None else shape
-        return Variable(lambda: initializer(dims, dtype=dt, partition_info=None),
+        return Variable(lambda: initializer(dims, dtype=dt, partition_info=partition_info),
                         trainable=trainable, collections=collections,
                         validate_shape=validate_shape, caching_device=caching_device,
                         name=name, dtype=dt, constraint=constraint)
+
+
+def _is_scalar(shape: Any, initializer: Any) -> bool:
+    # A scalar has nothing to cut: a partitioner is ignored for it, as in TensorFlow.
+    if shape is not None:
+        return as_shape(shape).ndims == 0
+    if initializer is not None and not callable(initializer):
+        s = initializer.shape if isinstance(initializer, Tensor) else None
+        return (s.ndims == 0) if s is not None else (np.ndim(initializer) == 0)
+    return False
 
 
 def _constant_of(value: Any, dt: _dtypes.DType) -> Tensor:
@@ -312,6 +336,9 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
     Creating needs a shape (unless ``initializer`` is a value or tensor); floats
     default to glorot-uniform, integers to zeros. Under a scope with ``reuse=True``
     the variable must exist; without reuse it must not.
+
+    With a ``partitioner`` (here or on the scope) a variable of rank >= 1 is made
+    of shards ``<name>/part_<i>`` and a ``PartitionedVariable`` is returned.
 
     Raises:
       ValueError: on disallowed reuse or creation, or a shape/dtype mismatch.

@@ -272,7 +272,10 @@ def decode(buf: Buffer, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> M
         a length over ``max_message_bytes``, or shape and byte count disagreeing.
       DataLossError: the frame is shorter than its declared lengths.
     """
-    view = memoryview(buf).cast("B")
+    try:
+        view = memoryview(buf).cast("B")
+    except TypeError as e:
+        raise _invalid(f"decode needs a contiguous bytes-like buffer: {e}") from None
     size = len(view)
     if size > max_message_bytes:
         raise _invalid(f"{size} bytes exceed the maximum message size of {max_message_bytes}")
