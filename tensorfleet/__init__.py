@@ -20,9 +20,11 @@ from tensorfleet.ops.random_ops import *  # noqa: F401,F403
 from tensorfleet.ops.state_ops import *  # noqa: F401,F403
 from tensorfleet.ops.variables import *  # noqa: F401,F403
 from tensorfleet.ops.variable_scope import *  # noqa: F401,F403
+from tensorfleet.ops.partitioned_variables import *  # noqa: F401,F403
 from tensorfleet.ops.init_ops import *  # noqa: F401,F403
 from tensorfleet.ops.control_flow_ops import *  # noqa: F401,F403
 from tensorfleet.ops.data_flow_ops import *  # noqa: F401,F403
+from tensorfleet.ops.accumulator_ops import *  # noqa: F401,F403
 from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorfleet.distributed.cluster import ConfigProto, GPUOptions  # noqa: F401
@@ -30,3 +32,11 @@ from tensorfleet.distributed import remote as _remote  # noqa: F401  (registers 
 from tensorfleet import nn, train, summary, app, contrib, distribute  # noqa: F401,E402
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # tf.Summary, tf.Event, tf.SessionLog: loaded on first use (see tensorfleet.summary).
+    if name in ("Summary", "Event", "SessionLog", "SummaryMetadata", "HistogramProto"):
+        from tensorfleet.ops import summary_ops
+        return getattr(summary_ops, name)
+    raise AttributeError(f"module 'tensorfleet' has no attribute {name!r}")

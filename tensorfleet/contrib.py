@@ -7,6 +7,7 @@ training example of the seed documents calls; it is the same function as
 
 import types
 
+from tensorfleet.training import device_setter as _device_setter
 from tensorfleet.training import training_util as _training_util
 
 framework = types.SimpleNamespace(
@@ -17,4 +18,11 @@ framework = types.SimpleNamespace(
 )
 """``tf.contrib.framework``: the global-step helpers."""
 
-__all__ = ["framework"]
+training = types.SimpleNamespace(
+    GreedyLoadBalancingStrategy=_device_setter.GreedyLoadBalancingStrategy,
+    RandomStrategy=_device_setter.RandomStrategy,
+    byte_size_load_fn=_device_setter.byte_size_load_fn,
+)
+"""``tf.contrib.training``: ps placement strategies for ``replica_device_setter``."""
+
+__all__ = ["framework", "training"]

@@ -1,3 +1,11 @@
 """``tf.summary``: scalar and histogram summaries and the event-file writer."""
 
 from tensorfleet.ops.summary_ops import *  # noqa: F401,F403
+from tensorfleet.training.summary_io import FileWriter, FileWriterCache  # noqa: F401,E402
+
+
+def __getattr__(name: str):
+    # The protobuf classes come from tensorboardX, which is slow to import; load it
+    # only when a program asks for tf.summary.Summary and friends.
+    from tensorfleet.ops import summary_ops
+    return getattr(summary_ops, name)

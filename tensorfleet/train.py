@@ -17,3 +17,11 @@ from tensorfleet.training.queue_runner import (  # noqa: F401,E402
 from tensorfleet.training.job_done import (  # noqa: F401,E402
     join_until_workers_done, signal_workers_done)
 from tensorfleet.distributed.resolver import TFConfigClusterResolver  # noqa: F401,E402
+from tensorfleet.training.device_setter import replica_device_setter  # noqa: F401,E402
+from tensorfleet.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401,E402
+from tensorfleet.training.saver import Saver, SaverDef  # noqa: F401,E402
+from tensorfleet.training.checkpoint_management import (  # noqa: F401,E402
+    CheckpointState, NewCheckpointReader, checkpoint_exists, generate_checkpoint_state_proto,
+    get_checkpoint_mtimes, get_checkpoint_state, latest_checkpoint, list_variables,
+    load_checkpoint, load_variable, remove_checkpoint, update_checkpoint_state)
+from tensorfleet.training.summary_io import summary_iterator  # noqa: F401,E402

@@ -357,8 +357,6 @@ def test_get_variable_initializer_forms_and_errors():
         tf.get_variable("d", [2], initializer=tf.constant([1.0, 2.0]))
     with pytest.raises(ValueError, match="must be fully defined"):
         tf.get_variable("e", [None, 2])
-    with pytest.raises(NotImplementedError, match="f"):
-        tf.get_variable("f", [4], partitioner=lambda shape, dtype: [2])
     local = tf.get_local_variable("loc", [1])
     assert local in tf.local_variables() and local not in tf.trainable_variables()
     with tf.Session() as sess:

@@ -58,9 +58,6 @@ def configure_logging(level: Union[str, int, None] = None, stream=None) -> int:
     handler.setFormatter(logging.Formatter(_FORMAT, "%H:%M:%S"))
     logger.addHandler(handler)
     logger.setLevel(lvl)
-    # Records stop here: a root handler that the user's program sets up would
-    # otherwise print them a second time.
-    logger.propagate = False
     return lvl
 
 

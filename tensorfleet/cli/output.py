@@ -80,8 +80,10 @@ class PrefixWriter:
         if self._open is not None and self._open[0] != task:
             w("\n")
             self._open = None
-        if self._open is None and not body and term == "\r":
-            return  # a bar about to draw on a fresh line: nothing to overwrite yet
+        if not body and term == "\r" and (self._open is None or self._open[0] != task):
+            # A bar about to redraw on a fresh line: nothing of it to overwrite yet.
+            self._pending_line.pop(task, None)
+            return
         if self._open == (task, "cr") and not body and term == "\n":
             # "\r\n" split over two chunks, or a bar ended by a bare newline: keep
             # the line as drawn and move on.

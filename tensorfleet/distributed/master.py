@@ -11,11 +11,13 @@ tensor that will never come.
 from __future__ import annotations
 
 import itertools
+import os
+import time
 import logging
 import random
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
@@ -29,6 +31,10 @@ from tensorfleet.runtime.executor import prune
 logger = logging.getLogger(__name__)
 
 WorkerClientFn = Callable[[str], Any]
+
+HEARTBEAT_SECS = float(os.environ.get("TENSORFLEET_HEARTBEAT_SECS", "2"))
+PING_TIMEOUT_SECS = float(os.environ.get("TENSORFLEET_PING_TIMEOUT_SECS", "3"))
+ABORT_GRACE_SECS = 2.0
 
 
 class _StepPlan:
@@ -102,32 +108,18 @@ class MasterSession:
         feeds = dict(zip(feed_names, feed_values))
         step_id = random.getrandbits(62)
         results: Dict[str, Any] = {}
-        if len(plan.parts) == 1:
+        if len(plan.parts) == 1 and plan.parts[0][0] == self.master.task:
             task, client, handle, fnames, _ = plan.parts[0]
             results.update(client.run_graph(handle, step_id, {n: feeds[n] for n in fnames}))
         else:
-            futures = []
+            futures: Dict[Any, str] = {}
             for task, client, handle, fnames, _ in plan.parts:
                 fut = self.master.pool.submit(client.run_graph, handle, step_id,
                                               {n: feeds[n] for n in fnames})
                 if task in plan.relays:
                     fut.add_done_callback(self._relay(plan.relays[task], step_id))
-                futures.append((task, client, fut))
-            first: Optional[errors.OpError] = None
-            for task, _, fut in futures:
-                try:
-                    results.update(fut.result())
-                except errors.OpError as e:
-                    if first is None:
-                        first = e
-                        self._abort(plan, step_id, e)
-                except Exception as e:  # noqa: BLE001 - surfaced as an OpError below
-                    err = errors.InternalError(None, None, f"{type(e).__name__}: {e}", task=task)
-                    if first is None:
-                        first = err
-                        self._abort(plan, step_id, err)
-            if first is not None:
-                raise first
+                futures[fut] = task
+            self._collect(plan, step_id, futures, results)
         out = []
         for n in plan.fetch_names:
             if n in plan.fed_fetches:
@@ -135,6 +127,44 @@ class MasterSession:
             else:
                 out.append(results[n])
         return out
+
+    def _collect(self, plan: _StepPlan, step_id: int, futures: Dict[Any, str],
+                 results: Dict[str, Any]) -> None:
+        """Waits for every partition of a step. While waiting it pings the remote tasks
+        now and then, so a task that died or froze fails the step within seconds,
+        named, instead of hanging it; the first failure aborts the step everywhere."""
+        pending = set(futures)
+        first: Optional[errors.OpError] = None
+        last_ping = time.monotonic()
+        while pending and first is None:
+            done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
+            for fut in done:
+                exc = fut.exception()
+                if exc is None:
+                    results.update(fut.result())
+                elif first is None:
+                    first = exc if isinstance(exc, errors.OpError) else errors.InternalError(
+                        None, None, f"{type(exc).__name__}: {exc}", task=futures[fut])
+            if first is None and pending and time.monotonic() - last_ping >= HEARTBEAT_SECS:
+                first = self._find_unresponsive({futures[f] for f in pending})
+                last_ping = time.monotonic()
+        if first is not None:
+            self._abort(plan, step_id, first)
+            wait(pending, timeout=ABORT_GRACE_SECS)  # healthy tasks wind down quickly
+            raise first
+
+    def _find_unresponsive(self, tasks: set) -> Optional[errors.OpError]:
+        remote = [t for t in tasks if t != self.master.task]
+        pings = {t: self.master.pool.submit(self.master.worker(t).ping, PING_TIMEOUT_SECS)
+                 for t in remote}
+        for t, fut in pings.items():
+            try:
+                fut.result()
+            except errors.OpError as e:
+                return errors.UnavailableError(
+                    None, None, f"Task {t} stopped responding during the step "
+                    f"({type(e).__name__}: {e.message})", task=t)
+        return None
 
     def _relay(self, relays: Dict[str, str], step_id: int) -> Callable[[Any], None]:
         local = self.master.worker(self.master.task).rendezvous
@@ -148,11 +178,16 @@ class MasterSession:
 
     def _abort(self, plan: _StepPlan, step_id: int, err: errors.OpError) -> None:
         msg = f"Step aborted because {err.task or 'a task'} failed: {err.message}"
-        for task, client, _, _, _ in plan.parts:
+
+        def abort(task: str, client: Any) -> None:
             try:
                 client.abort_step(step_id, err.error_code, msg)
             except errors.OpError as e:
-                logger.warning("Could not abort step %d on %s: %s", step_id, task, e)
+                logger.info("Could not abort step %d on %s: %s", step_id, task, e)
+        # Aborts go out in parallel and are not awaited: a dead task must not delay
+        # the error reaching the client.
+        for task, client, _, _, _ in plan.parts:
+            self.master.pool.submit(abort, task, client)
 
     def close(self) -> None:
         for task in list(self._tasks_used):

@@ -7,6 +7,7 @@ InvalidArgumentError for its caller and never reaches the services.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
@@ -40,9 +41,67 @@ def str_list(header: Dict[str, Any], name: str, method: str) -> List[str]:
     return v
 
 
+class Traffic:
+    """Tensor bytes this task's handlers received in requests and sent in replies.
+
+    A task also receives tensors as replies to its own calls (RecvTensor pulls,
+    RunGraph fetches), which the serving peer counts: each reply is also added to
+    ``sent_to`` under the task it goes to (from the rendezvous key, or the session
+    that registered the graph), and ``tensorfleet status`` adds those up into the
+    receiver's bytes in.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.sent_to: Dict[str, int] = {}
+        self._graph_callers: Dict[str, Tuple[str, str]] = {}  # handle -> (session, task)
+
+    def registered(self, handle: str, session: str) -> None:
+        with self._lock:
+            self._graph_callers[handle] = (session, session.split("/session/")[0])
+
+    def forget_session(self, session: str) -> None:
+        with self._lock:
+            for h in [h for h, (s, _) in self._graph_callers.items() if s == session]:
+                del self._graph_callers[h]
+
+    def add(self, h: Dict[str, Any], n_in: int, n_out: int) -> None:
+        key, handle = h.get("key"), h.get("handle")
+        with self._lock:
+            self.bytes_in += n_in
+            self.bytes_out += n_out
+            dst = None
+            if isinstance(key, str):
+                dst = key.rsplit(";", 1)[-1]
+            elif isinstance(handle, str) and handle in self._graph_callers:
+                dst = self._graph_callers[handle][1]
+            if n_out and dst and dst.startswith("/job:"):
+                self.sent_to[dst] = self.sent_to.get(dst, 0) + n_out
+
+    def snapshot(self) -> Dict[str, Any]:
+        with self._lock:
+            return {"bytes_in": self.bytes_in, "bytes_out": self.bytes_out,
+                    "bytes_sent_to": dict(self.sent_to)}
+
+
+def _nbytes(tensors: Any) -> int:
+    return sum(int(getattr(x, "nbytes", 0) or 0) for x in tensors or ())
+
+
+def _counted(fn: Handler, traffic: Traffic) -> Handler:
+    def call(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        out = fn(h, t)
+        traffic.add(h, _nbytes(t), _nbytes(out[1]))
+        return out
+    return call
+
+
 def handlers(server: Any) -> Dict[str, Handler]:
     """The methods a task serves, bound to its master and worker."""
     master, worker = server.master, server.worker
+    traffic = Traffic()
 
     def create_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         graph = h.get("graph")
@@ -73,7 +132,9 @@ def handlers(server: Any) -> Dict[str, Handler]:
 
     def register_graph(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         m = "RegisterGraph"
-        handle = worker.register_graph(field(h, "session", str, m), field(h, "partition", dict, m))
+        session = field(h, "session", str, m)
+        handle = worker.register_graph(session, field(h, "partition", dict, m))
+        traffic.registered(handle, session)
         return {"handle": handle}, []
 
     def run_graph(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
@@ -98,7 +159,9 @@ def handlers(server: Any) -> Dict[str, Handler]:
         return {}, []
 
     def cleanup_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
-        worker.cleanup_session(field(h, "session", str, "CleanupSession"))
+        session = field(h, "session", str, "CleanupSession")
+        worker.cleanup_session(session)
+        traffic.forget_session(session)
         return {}, []
 
     def reset_worker(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
@@ -108,14 +171,16 @@ def handlers(server: Any) -> Dict[str, Handler]:
     def get_status(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         st = worker.status()
         st["cluster"] = server.cluster_spec.as_cluster_def()
+        st.update(traffic.snapshot())
         return st, []
 
-    return {
+    methods = {
         "CreateSession": create_session, "ExtendSession": extend_session, "RunStep": run_step,
         "CloseSession": close_session, "Reset": reset, "RegisterGraph": register_graph,
         "RunGraph": run_graph, "RecvTensor": recv_tensor, "AbortStep": abort_step,
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
+    return {name: _counted(fn, traffic) for name, fn in methods.items()}
 
 
-__all__ = ["SERVICE", "handlers", "field", "str_list"]
+__all__ = ["SERVICE", "Traffic", "handlers", "field", "str_list"]

@@ -66,7 +66,12 @@ class RemoteWorker:
         return t[0]
 
     def abort_step(self, step_id: int, code: int, message: str) -> None:
-        self._call("AbortStep", {"step_id": step_id, "code": code, "message": message})
+        self._call("AbortStep", {"step_id": step_id, "code": code, "message": message},
+                   timeout=5.0)
+
+    def ping(self, timeout: float) -> Dict[str, Any]:
+        """A cheap call that answers only if the task is alive and serving."""
+        return self._call("GetStatus", {"brief": True}, (), timeout)[0]
 
     def cleanup_session(self, session: str) -> None:
         self._call("CleanupSession", {"session": session})

@@ -157,6 +157,9 @@ class WorkerService:
         with self._lock:
             self._graphs.clear()
 
+    def ping(self, timeout: float) -> Dict[str, Any]:
+        return {"task": self.task}
+
     def status(self) -> Dict[str, Any]:
         """What ``tensorfleet status`` shows of this task."""
         variables = [{"name": v.name, "dtype": v.dtype.name,

@@ -246,15 +246,20 @@ class Graph:
             st.pop()
 
     def _apply_device(self, op: Operation) -> None:
+        """Applies device scopes innermost first, as TensorFlow does: a device function
+        sees what the scopes inside it chose (``op.device``) and decides; a string
+        scope only fills the fields still unset; ``device(None)`` hides outer scopes."""
         dev = ""
-        for entry in self._stack("device"):
+        for entry in reversed(self._stack("device")):
             if entry is None:
-                dev = ""
-            elif callable(entry):
+                break
+            if callable(entry):
                 op._device = dev
                 dev = _device.canonical_name(entry(op) or "")
             else:
-                dev = _device.merge_device(dev, entry)
+                spec = _device.DeviceSpec.from_string(entry)
+                spec.merge_from(_device.DeviceSpec.from_string(dev))
+                dev = spec.to_string()
         op._device = dev
 
     @contextlib.contextmanager

@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 Partitioner = Callable[..., List[int]]
 
 
-# -- slicing arithmetic ------------------------------------------------------------------------
+# -- slicing arithmetic --
 
 def _shard_sizes(dim: int, num_shards: int) -> List[int]:
     """Rows of each shard of a dimension of size ``dim`` cut into ``num_shards``."""
@@ -88,7 +88,7 @@ def _checked_axis(axis: int, shape: TensorShape, what: str) -> int:
     return axis % shape.ndims
 
 
-# -- partitioners --------------------------------------------------------------------------------
+# -- partitioners --
 
 def fixed_size_partitioner(num_shards: int, axis: int = 0) -> Partitioner:
     """A partitioner cutting ``axis`` into ``num_shards`` shards (fewer if the axis has
@@ -173,7 +173,7 @@ def variable_axis_size_partitioner(max_shard_bytes: int, axis: int = 0,
     return _partitioner
 
 
-# -- slice bookkeeping ------------------------------------------------------------------------------
+# -- slice bookkeeping --
 
 class SaveSliceInfo:
     """Where a shard sits in its full variable: checkpoints store and restore shards
@@ -218,7 +218,7 @@ class _PartitionInfo:
         return 0
 
 
-# -- PartitionedVariable ---------------------------------------------------------------------------
+# -- PartitionedVariable --
 
 class PartitionedVariable:
     """One logical variable made of shards (``Variable`` objects) along one axis.
@@ -332,8 +332,9 @@ class PartitionedVariable:
                                       f"more than one axis {axes}")
         if isinstance(value, PartitionedVariable):
             values = list(value)
-        elif isinstance(value, (list, tuple)) and len(value) == len(self._variable_list) and \
-                not isinstance(value[0], (int, float)):
+        elif isinstance(value, list):
+            # A Python list is one value per shard, as in TensorFlow; pass an array
+            # or tensor to assign a full value.
             values = list(value)
         else:
             sizes = [v.get_shape()[axes[0]] for v in self._variable_list]
@@ -356,7 +357,7 @@ def _partitioned_to_tensor(v: PartitionedVariable, dtype: Any = None,
 register_tensor_conversion_function(PartitionedVariable, _partitioned_to_tensor)
 
 
-# -- creation (called by the variable store of ``get_variable``) -----------------------------
+# -- creation (called by the variable store of ``get_variable``) --
 
 def _call_partitioner(partitioner: Partitioner, shape: TensorShape, dtype: _dtypes.DType,
                       name: str) -> List[int]:

@@ -1,3 +1,158 @@
-"""Placeholder module; filled in by its family."""
+"""``tf.summary`` ops: scalar, histogram and text summaries and their merging.
 
-__all__: list = []
+Each summary op outputs a serialized ``Summary`` protobuf (a string scalar),
+which ``FileWriter.add_summary`` writes to a TensorBoard event file; ``merge``
+concatenates the values of several. Summaries are added to the ``SUMMARIES``
+collection (or the given ones) so ``merge_all`` finds them.
+
+The protobuf classes (``Summary``, ``Event``, ``SessionLog``, ...) are
+TensorBoard's own, from tensorboardX, and are loaded on first access to them
+as attributes of this module, so importing tensorfleet stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List, Optional, Sequence
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet.framework.graph import (
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+)
+from tensorfleet.framework.op_registry import register_op
+from tensorfleet.framework.tensor_shape import TensorShape
+from tensorfleet.framework.tensor_shape import scalar as _scalar_shape
+from tensorfleet.ops.op_util import make_tensor
+
+
+def _summary_shape(op: Operation) -> List[TensorShape]:
+    return [_scalar_shape()]
+
+
+def _scalar_summary_shape(op: Operation) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    if s.ndims is not None and s.ndims != 0:
+        raise ValueError(f"tags and values not the same shape: [] != {s}: summary "
+                         f"{op.attrs['tag']!r} needs a scalar")
+    return [_scalar_shape()]
+
+
+register_op("ScalarSummary", _scalar_summary_shape)
+register_op("HistogramSummary", _summary_shape)
+register_op("TextSummary", _summary_shape)
+register_op("MergeSummary", _summary_shape)
+
+_INVALID_TAG_CHARS = re.compile(r"[^-/\w.]")
+
+
+def _clean_tag(name: str) -> str:
+    """``name`` with characters TensorBoard tags and op names disallow turned into ``_``."""
+    cleaned = _INVALID_TAG_CHARS.sub("_", name).lstrip("/")
+    return cleaned or "summary"
+
+
+def _add_summary(g: Graph, op_type: str, name: str, value: Any, family: Optional[str],
+                 collections: Optional[Sequence[str]], dtype: Any = None) -> Tensor:
+    name = _clean_tag(name)
+    base = f"{_clean_tag(family)}/{name}" if family else name
+    with g.name_scope(base) as scope:
+        # The tag is the unique scope, so two summaries named "loss" stay apart
+        # ("loss" and "loss_1") as they do in TensorFlow.
+        tag = scope.rstrip("/")
+        if family:
+            tag = f"{_clean_tag(family)}/{tag}"
+        x = convert_to_tensor(value, dtype=dtype)
+        out = make_tensor(op_type, [x], _dtypes.string, {"tag": tag}, name=op_type)
+    g.add_to_collections(list(collections) if collections is not None
+                         else [GraphKeys.SUMMARIES], out)
+    return out
+
+
+def scalar(name: str, tensor: Any, collections: Optional[Sequence[str]] = None,
+           family: Optional[str] = None) -> Tensor:
+    """A summary of one real number, ``tensor`` (a numeric scalar).
+
+    Args:
+      name: the summary's name; the tag is the name scope it opens.
+      collections: the graph collections to add the summary to (default
+        ``[GraphKeys.SUMMARIES]``).
+      family: an optional tag prefix, shown by TensorBoard as a group.
+
+    Returns:
+      A string scalar tensor: a serialized ``Summary``.
+    """
+    return _add_summary(get_default_graph(), "ScalarSummary", name, tensor, family, collections)
+
+
+def histogram(name: str, values: Any, collections: Optional[Sequence[str]] = None,
+              family: Optional[str] = None) -> Tensor:
+    """A histogram summary of the numbers in ``values`` (any shape); running it with
+    a NaN or infinity among them is an InvalidArgumentError, as in TensorFlow."""
+    return _add_summary(get_default_graph(), "HistogramSummary", name, values, family,
+                        collections)
+
+
+def text(name: str, tensor: Any, collections: Optional[Sequence[str]] = None) -> Tensor:
+    """A text summary of a string tensor, shown by TensorBoard's text dashboard."""
+    return _add_summary(get_default_graph(), "TextSummary", name, tensor, None, collections,
+                        dtype=_dtypes.string)
+
+
+def merge(inputs: Sequence[Any], collections: Optional[Sequence[str]] = None,
+          name: Optional[str] = None) -> Tensor:
+    """One serialized ``Summary`` holding the values of every summary in ``inputs``.
+
+    Running it with two values of the same tag is an InvalidArgumentError.
+    """
+    tensors = [convert_to_tensor(i, dtype=_dtypes.string) for i in inputs]
+    g = tensors[0].graph if tensors else get_default_graph()
+    with g.name_scope(name or "Merge"):
+        out = make_tensor("MergeSummary", tensors, _dtypes.string, {}, name="MergeSummary")
+    if collections:
+        g.add_to_collections(list(collections), out)
+    return out
+
+
+def merge_all(key: str = GraphKeys.SUMMARIES, scope: Optional[str] = None,
+              name: Optional[str] = None) -> Optional[Tensor]:
+    """``merge`` of every summary in collection ``key`` (filtered by ``scope``), or
+    None when there are none."""
+    found = get_default_graph().get_collection(key, scope)
+    if not found:
+        return None
+    return merge(found, name=name)
+
+
+# Lazily loaded protobuf classes: name -> (tensorboardX.proto module, class name).
+_PROTO_CLASSES: dict = {
+    "Summary": ("summary_pb2", "Summary"),
+    "SummaryMetadata": ("summary_pb2", "SummaryMetadata"),
+    "SummaryDescription": ("summary_pb2", "SummaryDescription"),
+    "HistogramProto": ("summary_pb2", "HistogramProto"),
+    "Event": ("event_pb2", "Event"),
+    "SessionLog": ("event_pb2", "SessionLog"),
+    "TaggedRunMetadata": ("event_pb2", "TaggedRunMetadata"),
+}
+
+
+def proto_class(name: str) -> Any:
+    """The TensorBoard protobuf class ``name`` (``Summary``, ``Event``, ...)."""
+    import importlib
+    module, attr = _PROTO_CLASSES[name]
+    return getattr(importlib.import_module(f"tensorboardX.proto.{module}"), attr)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROTO_CLASSES:
+        cls = proto_class(name)
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["scalar", "histogram", "text", "merge", "merge_all", "proto_class"]

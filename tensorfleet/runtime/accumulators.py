@@ -39,7 +39,7 @@ REDUCTION_TYPES = ("MEAN", "SUM")
 CancelCheck = Optional[Callable[[], bool]]
 
 
-class _AccumulatorBase:
+class AccumulatorResource:
     """Shared state machine of the dense and sparse accumulators.
 
     Subclasses hold their entries as ``(local_step, payload)`` pairs in
@@ -213,7 +213,7 @@ class _AccumulatorBase:
         return (total / np.asarray(count, dtype=total.dtype)).astype(self.dtype.np, copy=False)
 
 
-class ConditionalAccumulatorResource(_AccumulatorBase):
+class ConditionalAccumulatorResource(AccumulatorResource):
     """Averages dense gradients of one shape, dropping stale ones."""
 
     kind = "ConditionalAccumulator"
@@ -248,7 +248,7 @@ class ConditionalAccumulatorResource(_AccumulatorBase):
         return self._scale(total, count)
 
 
-class SparseConditionalAccumulatorResource(_AccumulatorBase):
+class SparseConditionalAccumulatorResource(AccumulatorResource):
     """Averages ``IndexedSlices`` gradients: rows with the same index are summed, and
     the sum is divided by the number of gradients applied (not of rows)."""
 
@@ -336,5 +336,6 @@ def _dtype_name(dt: np.dtype) -> str:
         return str(dt)
 
 
-__all__ = ["ConditionalAccumulatorResource", "SparseConditionalAccumulatorResource",
+__all__ = ["AccumulatorResource", "ConditionalAccumulatorResource",
+           "SparseConditionalAccumulatorResource",
            "POLL_SECS", "REDUCTION_TYPES"]

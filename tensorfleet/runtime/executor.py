@@ -276,7 +276,15 @@ class Plan:
             if remaining:
                 if not outstanding:
                     raise errors.InternalError(None, None, "dataflow executor stalled")
-                i, r, err = done.get()
+                while True:
+                    try:
+                        i, r, err = done.get(timeout=0.5)
+                        break
+                    except queue.Empty:
+                        # An aborted step must not wait on a receive that will never
+                        # complete (its sender died); the receive thread is abandoned.
+                        if cur_step is not None and cur_step.cancelled:
+                            raise errors.CancelledError(None, None, "step was cancelled")
                 outstanding -= 1
                 if err is not None:
                     raise _as_op_error(err, self.steps[i][5]) from err

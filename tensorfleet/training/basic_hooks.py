@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import logging
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -26,10 +26,11 @@ from tensorfleet.training.session_run_hook import (SessionRunArgs, SessionRunCon
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["SecondOrStepTimer", "StopAtStepHook", "LoggingTensorHook", "NanTensorHook",
-           "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
-           "CheckpointSaverListener", "CheckpointSaverHook", "StepCounterHook",
-           "SummarySaverHook"]
+# The last four names are served by __getattr__ below, from saver_hooks.
+__all__ = ["SecondOrStepTimer", "StopAtStepHook", "LoggingTensorHook",  # noqa: F822
+           "NanTensorHook", "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook",
+           "GlobalStepWaiterHook", "CheckpointSaverListener", "CheckpointSaverHook",
+           "StepCounterHook", "SummarySaverHook"]
 
 # Names defined in saver_hooks (which imports this module for the timer).
 _FROM_SAVER_HOOKS = ("CheckpointSaverListener", "CheckpointSaverHook", "StepCounterHook",

@@ -113,7 +113,11 @@ class SessionManager:
 
     # -- checkpoints --------------------------------------------------------------------
     def _latest_checkpoint(self, checkpoint_dir: str) -> Tuple[Optional[str], list]:
-        cm = import_training_module("checkpoint_management")
+        try:
+            cm = import_training_module("checkpoint_management")
+        except ImportError as e:
+            logger.warning("Not restoring from %s: %s", checkpoint_dir, e)
+            return None, []
         state = cm.get_checkpoint_state(checkpoint_dir)
         path = cm.latest_checkpoint(checkpoint_dir)
         every = list(getattr(state, "all_model_checkpoint_paths", None) or []) if state else []
@@ -150,7 +154,6 @@ class SessionManager:
                 time.sleep(pause)
                 waited += pause
                 path, every = self._latest_checkpoint(checkpoint_dir)
-            logger.info("Restoring parameters from %s", path)
             saver.restore(sess, path)
             recover = getattr(saver, "recover_last_checkpoints", None)
             if recover is not None and every:

@@ -14,9 +14,10 @@ training loop through ``SessionRunContext.request_stop()``.
 from __future__ import annotations
 
 import collections
-from typing import Any, Optional
+from typing import Any, Dict, Optional, Sequence, Tuple
 
-__all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]
+__all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+           "gather_run_args"]
 
 
 class SessionRunHook:
@@ -134,3 +135,47 @@ class SessionRunContext:
     def __repr__(self) -> str:
         return (f"SessionRunContext(fetches={self._original_args.fetches!r}, "
                 f"stop_requested={self._stop_requested})")
+
+
+def _feed_key(graph: Any, key: Any) -> Any:
+    """The tensor a feed key names (so that ``x`` and ``"x:0"`` compare equal)."""
+    try:
+        return graph.as_graph_element(key, allow_operation=False)
+    except (KeyError, ValueError, TypeError):
+        return key
+
+
+def gather_run_args(hooks: Sequence[SessionRunHook], run_context: SessionRunContext,
+                    graph: Any, options: Any = None) -> Tuple[Dict[int, Any], dict, Any]:
+    """Calls every hook's ``before_run`` and merges what they ask for with the caller's
+    arguments (``run_context.original_args``).
+
+    Returns:
+      (fetches per hook index, for the hooks that asked for any; the merged
+      feed dict; the run options -- the last hook's that gave some, else ``options``).
+
+    Raises:
+      RuntimeError: if a tensor would be fed twice in the step, by two hooks or by
+        a hook and the caller; a step has one value per tensor.
+    """
+    feeds = dict(run_context.original_args.feed_dict or {})
+    user_fed = {_feed_key(graph, k) for k in feeds}
+    fed = set(user_fed)
+    hook_fetches: Dict[int, Any] = {}
+    for i, hook in enumerate(hooks):
+        request = hook.before_run(run_context)
+        if request is None:
+            continue
+        if request.fetches is not None:
+            hook_fetches[i] = request.fetches
+        for k, v in (request.feed_dict or {}).items():
+            key = _feed_key(graph, k)
+            if key in fed:
+                who = "a SessionRunHook and user" if key in user_fed else "two hooks"
+                raise RuntimeError(f"Same tensor is fed by {who}: {getattr(key, 'name', key)}")
+            fed.add(key)
+            feeds[k] = v
+        if request.options is not None:
+            # Run options are not merged field by field here; the last hook's win.
+            options = request.options
+    return hook_fetches, feeds, options

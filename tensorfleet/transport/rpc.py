@@ -68,6 +68,23 @@ _COMMON_OPTIONS = [
     ("grpc.max_receive_message_length", _GRPC_MESSAGE_LIMIT),
     ("grpc.max_metadata_size", 256 << 10),
 ]
+# HTTP/2 keepalive pings notice a peer that is gone or frozen (SIGSTOP, a cut
+# network) within seconds, even while a long call such as a step is waiting.
+KEEPALIVE_MS = 2000
+_CLIENT_KEEPALIVE = [
+    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", 3000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    # Without this, a call that waits with no data flowing (a blocked step) pings
+    # only every five minutes.
+    ("grpc.http2.min_sent_ping_interval_without_data_ms", KEEPALIVE_MS),
+]
+_SERVER_KEEPALIVE = [
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
+    ("grpc.http2.max_ping_strikes", 0),
+]
 
 Handler = Callable[[Dict[str, Any], List[np.ndarray]], Tuple[Dict[str, Any], Sequence[Any]]]
 
@@ -243,7 +260,7 @@ class RpcServer:
         executor = futures.ThreadPoolExecutor(self._max_workers, thread_name_prefix="tf-rpc")
         interceptors = [auth.TokenInterceptor(self._token)] if self._token else []
         server = grpc.server(executor, interceptors=interceptors,
-                             options=_COMMON_OPTIONS + [("grpc.so_reuseport", 0)])
+                             options=_COMMON_OPTIONS + _SERVER_KEEPALIVE + [("grpc.so_reuseport", 0)])
         for service, methods in self._services.items():
             server.add_generic_rpc_handlers((self._generic_handler(service, methods),))
         try:
@@ -408,8 +425,9 @@ class ChannelCache:
         with self._lock:
             entry = self._channels.get(key)
             if entry is None:
-                options = _COMMON_OPTIONS + [("grpc.min_reconnect_backoff_ms", 100),
-                                             ("grpc.max_reconnect_backoff_ms", 2000)]
+                options = _COMMON_OPTIONS + _CLIENT_KEEPALIVE + [
+                    ("grpc.min_reconnect_backoff_ms", 100),
+                    ("grpc.max_reconnect_backoff_ms", 2000)]
                 channel = (grpc.insecure_channel(address, options=options) if credentials is None
                            else grpc.secure_channel(address, credentials, options=options))
                 entry = self._channels[key] = (credentials, channel)

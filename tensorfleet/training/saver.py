@@ -1,0 +1,401 @@
+"""``tf.train.Saver``: sharded safetensors checkpoints of a graph's variables.
+
+With ``sharded=True`` (the default here) variables are grouped by the task
+that holds them; each group gets a save op and a restore op colocated with its
+first variable, so on a cluster every parameter server writes and reads its
+own shard and no variable value travels to the chief. The chief's Python code
+only feeds the checkpoint prefix, collects each shard's sha256 and size, and
+writes the index and the ``checkpoint`` state file (see
+``checkpoint_management`` for the layout and the crash-safety order).
+
+All ops are built when the Saver is constructed (or at ``build()`` with
+``defer_build=True``), so save and restore work on a finalized graph, as under
+``MonitoredTrainingSession``.
+
+String variables are saved too, in the shard's safetensors metadata (see
+``kernels.io_kernels``); plain safetensors readers see only the numeric ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet import errors
+from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
+from tensorfleet.kernels.io_kernels import as_text, shard_filename
+from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
+from tensorfleet.training import checkpoint_management as cm
+
+logger = logging.getLogger(__name__)
+
+META_GRAPH_FORMAT = "tensorfleet-meta-graph"
+
+
+class SaverDef:
+    """What a Saver's graph elements are called (TensorFlow's ``SaverDef``), as plain data."""
+
+    LEGACY = 0
+    V1 = 1
+    V2 = 2
+
+    def __init__(self, filename_tensor_name: str = "", save_tensor_name: str = "",
+                 restore_op_name: str = "", max_to_keep: int = 0, sharded: bool = False,
+                 keep_checkpoint_every_n_hours: float = 10000.0, version: int = 2):
+        self.filename_tensor_name = filename_tensor_name
+        self.save_tensor_name = save_tensor_name
+        self.restore_op_name = restore_op_name
+        self.max_to_keep = max_to_keep
+        self.sharded = sharded
+        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self.version = version
+
+    def to_plain(self) -> Dict[str, Any]:
+        """The fields as a JSON-compatible dict."""
+        return dict(vars(self))
+
+
+class _Group:
+    """The ops of one shard: save outputs and the placeholders its restore is fed."""
+
+    def __init__(self, items: List[Tuple[str, Any]], save_out: Tuple[Any, Any, Any],
+                 files: Any, shas: Any, sizes: Any):
+        self.items = items
+        self.save_out = save_out
+        self.files, self.shas, self.sizes = files, shas, sizes
+
+
+def _var_items(var_list: Any) -> List[Tuple[str, Any]]:
+    """``(checkpoint name, variable)`` pairs from None, a dict or a sequence."""
+    if var_list is None:
+        var_list = get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)
+    items: List[Tuple[Any, Any]] = []
+    # A PartitionedVariable is saved part by part, each under its own name (not as
+    # one full tensor as TensorFlow does), so it restores into the same partitioning.
+    if isinstance(var_list, dict):
+        for k, v in var_list.items():
+            parts = getattr(v, "_get_variable_list", None)
+            if parts is not None:
+                items.extend((f"{k}/part_{i}", p) for i, p in enumerate(parts()))
+            else:
+                items.append((str(k), v))
+    elif isinstance(var_list, (list, tuple, set, frozenset)):
+        for v in var_list:
+            parts = getattr(v, "_get_variable_list", None)
+            for p in (parts() if parts is not None else [v]):
+                items.append((getattr(getattr(p, "op", None), "name", None), p))
+    else:
+        raise TypeError(f"Saver: var_list must be None, a dict or a list of Variables, got "
+                        f"{type(var_list).__name__}")
+    seen: Dict[str, Any] = {}
+    for name, v in items:
+        if not hasattr(v, "_ref") or not hasattr(v, "op"):
+            raise TypeError(f"Saver: can only save Variables, got {v!r} (for {name!r})")
+        if name in seen:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        seen[name] = v
+    return items
+
+
+def _check_against_index(index: cm.CheckpointIndex, name: str, var: Any, reshape: bool) -> None:
+    """Fails before anything is assigned when the index already shows a mismatch."""
+    dt = index.dtype(name)
+    if dt is not var.dtype:
+        raise errors.InvalidArgumentError(
+            None, None, f"Cannot restore variable {var.op.name}: tensor {name} in checkpoint "
+            f"{index.prefix} has dtype {dt.name} but the variable has dtype {var.dtype.name}")
+    saved, shape = index.shape(name), var.get_shape()
+    if shape.is_compatible_with(saved):
+        return
+    if reshape and shape.is_fully_defined() and shape.num_elements() == int(np.prod(saved)):
+        return
+    raise errors.InvalidArgumentError(
+        None, None, f"Cannot restore variable {var.op.name}: tensor {name} in checkpoint "
+        f"{index.prefix} has shape {saved} but the variable has shape {shape.as_list()}")
+
+
+class Saver:
+    """Saves and restores variables as sharded safetensors checkpoints.
+
+    Args:
+      var_list: the variables to save: None (all global variables), a list, or a
+        dict from checkpoint name to variable.
+      reshape: allow restoring a saved tensor into a variable of another shape with
+        the same number of elements.
+      sharded: one shard per task holding variables (else one file, written from
+        the session's task).
+      max_to_keep: how many recent checkpoints to keep; None or 0 keeps all files
+        and names only the latest in the state file.
+      keep_checkpoint_every_n_hours: additionally keep one checkpoint per this many
+        hours.
+      name: the name scope of the Saver's ops (default ``save``).
+      restore_sequentially: restore shard after shard, to bound memory.
+      defer_build: build the ops only at ``build()``.
+      allow_empty: with no variables, save/restore do nothing instead of raising.
+      write_version: accepted for compatibility; the format is always this one.
+      pad_step_number: name checkpoints ``prefix-00000100`` rather than ``prefix-100``.
+      save_relative_paths: store paths relative to the directory in the state file.
+      filename: the prefix used when none is fed (``SaverDef.filename_tensor_name``).
+    """
+
+    def __init__(self, var_list: Any = None, reshape: bool = False, sharded: bool = True,
+                 max_to_keep: Optional[int] = 5, keep_checkpoint_every_n_hours: float = 10000.0,
+                 name: Optional[str] = None, restore_sequentially: bool = False,
+                 saver_def: Any = None, builder: Any = None, defer_build: bool = False,
+                 allow_empty: bool = False, write_version: int = SaverDef.V2,
+                 pad_step_number: bool = False, save_relative_paths: bool = False,
+                 filename: Optional[str] = None):
+        if saver_def is not None or builder is not None:
+            raise ValueError("Saver: saver_def and builder are not supported; the Saver "
+                             "builds its own sharded safetensors ops")
+        self._var_list = var_list
+        self._reshape = reshape
+        self._sharded = sharded
+        self._max_to_keep = max_to_keep
+        self._keep_hours = keep_checkpoint_every_n_hours
+        self._name = name
+        self._restore_sequentially = restore_sequentially
+        self._allow_empty = allow_empty
+        self._write_version = write_version
+        self._pad_step_number = pad_step_number
+        self._save_relative_paths = save_relative_paths
+        self._filename = filename or "model"
+        self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
+        self._last_checkpoints: List[Tuple[str, float]] = []
+        self._to_delete: List[Tuple[str, float]] = []
+        self._built = False
+        self._is_empty = False
+        self._groups: List[_Group] = []
+        self._graph: Optional[Graph] = None
+        if not defer_build:
+            self.build()
+
+    # -- building ------------------------------------------------------------------------
+    def build(self) -> None:
+        """Builds the save and restore ops (once)."""
+        if self._built:
+            return
+        items = _var_items(self._var_list)
+        self._built = True
+        if not items:
+            if self._allow_empty:
+                self._is_empty = True
+                return
+            raise ValueError("No variables to save")
+        g = items[0][1].graph
+        self._graph = g
+        groups = io_ops.group_by_task(items) if self._sharded else [sorted(items,
+                                                                           key=lambda i: i[0])]
+        with g.as_default(), g.name_scope(self._name or "save"):
+            self._filename_tensor = array_ops.placeholder_with_default(
+                np.array(self._filename.encode(), dtype=object), shape=[], name="Const")
+            prev: List[Any] = []
+            restores: List[Any] = []
+            for i, grp in enumerate(groups):
+                group, prev = self._build_group(g, grp, i, len(groups), prev)
+                self._groups.append(group)
+                restores.extend(prev)
+            with g.control_dependencies([grp.save_out[0].op for grp in self._groups]):
+                self._save_tensor = array_ops.identity(self._filename_tensor,
+                                                       name="control_dependency")
+            self._restore_op = control_flow_ops.group(*restores, name="restore_all")
+
+    def _anchor(self, g: Graph, var: Any) -> Any:
+        return g.colocate_with(var.op) if self._sharded else contextlib.nullcontext()
+
+    def _build_group(self, g: Graph, items: List[Tuple[str, Any]], i: int, n: int,
+                     prev: List[Any]) -> Tuple[_Group, List[Any]]:
+        names = [k for k, _ in items]
+        variables = [v for _, v in items]
+        with self._anchor(g, variables[0]):
+            # Sharded: the variable references themselves, read in place on their task.
+            # Unsharded: their values, which may travel to wherever the save op runs.
+            values = [v._ref() if self._sharded else v.value() for v in variables]
+            save_out = io_ops.save_shard(self._filename_tensor, names, values, i, n,
+                                         name="save_shard")
+        files = array_ops.placeholder(_dtypes.string, [len(items)], name="shard_files")
+        shas = array_ops.placeholder(_dtypes.string, [len(items)], name="shard_sha256")
+        sizes = array_ops.placeholder(_dtypes.int64, [len(items)], name="shard_sizes")
+        deps = prev if self._restore_sequentially else []
+        with g.control_dependencies(deps):
+            with self._anchor(g, variables[0]):
+                restored = io_ops.restore_shard(
+                    files, shas, sizes, names, [v.dtype for v in variables],
+                    [v.get_shape() for v in variables], [v.op.name for v in variables],
+                    reshape=self._reshape, name="restore_shard")
+            assigns = [
+                state_ops.assign(v, t, validate_shape=v.get_shape().is_fully_defined(),
+                                 name="Assign").op
+                for v, t in zip(variables, restored)]
+        return _Group(items, save_out, files, shas, sizes), assigns
+
+    def as_saver_def(self) -> SaverDef:
+        """The names of this Saver's filename tensor, save tensor and restore op."""
+        self.build()
+        if self._is_empty:
+            return SaverDef(max_to_keep=self._max_to_keep or 0, sharded=self._sharded)
+        return SaverDef(self._filename_tensor.name, self._save_tensor.name,
+                        self._restore_op.name, self._max_to_keep or 0, self._sharded,
+                        self._keep_hours, self._write_version)
+
+    to_proto = as_saver_def
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self, sess: Any, save_path: str, global_step: Any = None,
+             latest_filename: Optional[str] = None, meta_graph_suffix: str = "meta",
+             write_meta_graph: bool = True, write_state: bool = True,
+             strip_default_attrs: bool = False) -> Optional[str]:
+        """Saves the variables; returns the checkpoint prefix (``save_path-<step>``).
+
+        Raises:
+          ValueError: the parent directory of ``save_path`` does not exist, or
+            ``latest_filename`` has directory components.
+        """
+        self.build()
+        latest_filename = latest_filename or cm.DEFAULT_STATE_FILENAME
+        if os.path.basename(latest_filename) != latest_filename:
+            raise ValueError(f"'latest_filename' must not contain path components: "
+                             f"{latest_filename!r}")
+        step = None
+        prefix = save_path
+        if global_step is not None:
+            if isinstance(global_step, (int, np.integer)):
+                step = int(global_step)
+            else:
+                step = int(np.asarray(sess.run(global_step)))
+            prefix = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+        save_dir = os.path.dirname(prefix)
+        if save_dir and not os.path.isdir(save_dir):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        if self._is_empty:
+            return None
+        results = sess.run([g.save_out for g in self._groups], {self._filename_tensor: prefix})
+        shards: Dict[str, Dict[str, Any]] = {}
+        tensors: Dict[str, Dict[str, Any]] = {}
+        n = len(self._groups)
+        for i, (sha, size, layout) in enumerate(results):
+            fname = os.path.basename(shard_filename(prefix, i, n))
+            shards[fname] = {"sha256": as_text(sha), "size": int(size)}
+            for name, entry in json.loads(as_text(layout)).items():
+                tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
+        cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
+        if write_state:
+            self._record_last_checkpoint(prefix)
+            recorded = self._last_checkpoints or [(prefix, time.time())]
+            cm.update_checkpoint_state(
+                save_dir or ".", self._state_entry(prefix),
+                [self._state_entry(p) for p, _ in recorded], latest_filename,
+                all_model_checkpoint_timestamps=[t for _, t in recorded]
+                if all(np.isfinite(t) for _, t in recorded) else None,
+                save_relative_paths=self._save_relative_paths)
+            self._maybe_delete_old_checkpoints(meta_graph_suffix)
+        if write_meta_graph:
+            self._write_meta_graph(f"{prefix}.{meta_graph_suffix}")
+        logger.info("Saved checkpoint %s (%d shard(s))", prefix, n)
+        return prefix
+
+    def _state_entry(self, prefix: str) -> str:
+        # Relative prefixes become absolute: the state file's readers resolve
+        # relative entries against its own directory, not the saver's cwd.
+        return prefix if self._save_relative_paths else os.path.abspath(prefix)
+
+    def _record_last_checkpoint(self, prefix: str) -> None:
+        """Appends ``prefix`` and rotates out what exceeds ``max_to_keep``; the files of
+        rotated-out checkpoints are deleted only after the state file stops naming them."""
+        if not self._max_to_keep:
+            return
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != prefix]
+        self._last_checkpoints.append((prefix, time.time()))
+        while len(self._last_checkpoints) > self._max_to_keep:
+            self._to_delete.append(self._last_checkpoints.pop(0))
+
+    def _maybe_delete_old_checkpoints(self, meta_graph_suffix: str) -> None:
+        while self._to_delete:
+            path, stamp = self._to_delete.pop(0)
+            if stamp > self._next_checkpoint_time:
+                # One checkpoint per keep_checkpoint_every_n_hours survives rotation.
+                self._next_checkpoint_time += self._keep_hours * 3600
+                continue
+            cm.remove_checkpoint(path, meta_graph_suffix=meta_graph_suffix)
+
+    def _write_meta_graph(self, path: str) -> None:
+        g = self._graph or get_default_graph()
+        try:
+            doc = {"format": META_GRAPH_FORMAT, "version": 1, "graph_def": g.as_graph_def(),
+                   "saver_def": self.as_saver_def().to_plain(),
+                   "collections": {
+                       k: [v.to_proto() for v in g.get_collection(k)]
+                       for k in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES)}}
+            data = json.dumps(doc).encode("utf-8")
+        except (TypeError, ValueError) as e:
+            logger.warning("Not writing meta graph %s: the graph is not plain data (%s)",
+                           path, e)
+            return
+        cm.atomic_write(path, data)
+
+    # -- restoring -----------------------------------------------------------------------
+    def restore(self, sess: Any, save_path: Optional[str]) -> None:
+        """Restores the variables from checkpoint ``save_path`` (a prefix).
+
+        Raises:
+          ValueError: ``save_path`` is None.
+          NotFoundError: no checkpoint at ``save_path``, or a variable missing from it.
+          InvalidArgumentError: a saved dtype or shape differs from its variable's.
+          DataLossError: a shard or the index is truncated or corrupt.
+        """
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        self.build()
+        if self._is_empty:
+            return
+        index = cm.read_index(save_path)
+        logger.info("Restoring parameters from %s", save_path)
+        feed: Dict[Any, Any] = {}
+        for grp in self._groups:
+            files, shas, sizes = [], [], []
+            for name, var in grp.items:
+                path, sha, size = index.locate(name)
+                _check_against_index(index, name, var, self._reshape)
+                files.append(path)
+                shas.append(sha)
+                sizes.append(size)
+            feed[grp.files] = np.array(files, dtype=object)
+            feed[grp.shas] = np.array(shas, dtype=object)
+            feed[grp.sizes] = np.array(sizes, dtype=np.int64)
+        sess.run(self._restore_op, feed)
+
+    # -- bookkeeping ---------------------------------------------------------------------
+    @property
+    def last_checkpoints(self) -> List[str]:
+        """The prefixes of the checkpoints not yet deleted, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints: Sequence[str]) -> None:
+        """Deprecated: sets the list without times (such checkpoints are never deleted)."""
+        self._last_checkpoints = [(p, float("inf")) for p in last_checkpoints]
+
+    def set_last_checkpoints_with_time(self,
+                                       last_checkpoints_with_time: Sequence[Tuple[str, float]]
+                                       ) -> None:
+        """Sets the ``(prefix, timestamp)`` list that ``max_to_keep`` rotates."""
+        self._last_checkpoints = [(str(p), float(t)) for p, t in last_checkpoints_with_time]
+
+    def recover_last_checkpoints(self, checkpoint_paths: Sequence[str]) -> None:
+        """Takes over the existing checkpoints among ``checkpoint_paths`` (e.g. after a
+        restart, from ``get_checkpoint_state(...).all_model_checkpoint_paths``)."""
+        pairs = []
+        for p in checkpoint_paths:
+            mt = cm.get_checkpoint_mtimes([p])
+            if mt:
+                pairs.append((p, mt[0]))
+        self.set_last_checkpoints_with_time(pairs)
+
+
+__all__ = ["Saver", "SaverDef"]

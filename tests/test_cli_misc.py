@@ -1,0 +1,97 @@
+"""The command's parser and help, its logging knob, and the prefixed output of tasks."""
+
+import io
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorfleet.cli import logs
+from tensorfleet.cli.main import build_parser
+from tensorfleet.cli.output import PrefixWriter
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging():
+    logger = logging.getLogger("tensorfleet")
+    level, handlers = logger.level, list(logger.handlers)
+    yield
+    logger.setLevel(level)
+    logger.handlers[:] = handlers
+
+
+def test_every_command_has_help(capsys):
+    parser = build_parser()
+    text = parser.format_help()
+    for cmd in ("launch", "server", "status", "demo", "k8s"):
+        assert f"  {cmd} " in text
+    for cmd, words in [("launch", ["--max-restarts", "exit status", "130"]),
+                       ("server", ["--cluster", "TF_CONFIG"]),
+                       ("status", ["--watch", "--json", "DOWN"]),
+                       ("demo", ["--steps", "--workers", "--sync"]),
+                       ("k8s", ["TFJob", "--plain", "--image"])]:
+        with pytest.raises(SystemExit):
+            parser.parse_args([cmd, "--help"])
+        out = capsys.readouterr().out
+        assert f"usage: tensorfleet {cmd}" in out
+        for word in words:
+            assert word in out, (cmd, word)
+
+
+def test_help_of_launch_documents_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["launch", "--help"])
+    out = capsys.readouterr().out
+    for code in ("0 ", "1 ", "2 ", "130", "143"):
+        assert f"  {code}" in out
+
+
+def test_console_script_is_installed():
+    exe = shutil.which("tensorfleet")
+    if exe is None:
+        pytest.skip("tensorfleet is not installed on PATH (pip install -e .)")
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0 and "tensorfleet launch" not in r.stderr
+    assert "launch" in r.stdout and "demo" in r.stdout
+
+
+def test_log_level_from_flag_and_environment(monkeypatch):
+    stream = io.StringIO()
+    assert logs.configure_logging("info", stream) == logging.INFO
+    logging.getLogger("tensorfleet.some.module").info("hello %d", 1)
+    logging.getLogger("tensorfleet.some.module").debug("hidden")
+    assert "INFO tensorfleet.some.module: hello 1" in stream.getvalue()
+    assert "hidden" not in stream.getvalue()
+    monkeypatch.setenv(logs.ENV, "DEBUG")
+    assert logs.configure_from_env() == logging.DEBUG
+    # Configuring twice does not duplicate the handler.
+    assert sum(h.get_name() == "tensorfleet-cli"
+               for h in logging.getLogger("tensorfleet").handlers) == 1
+    monkeypatch.setenv(logs.ENV, "loud")
+    assert logs.configure_from_env() is None
+    with pytest.raises(ValueError, match="unknown log level"):
+        logs.parse_level("loud")
+
+
+def test_prefixed_output_keeps_lines_and_progress_bars_apart():
+    out, lines = io.StringIO(), []
+    w = PrefixWriter(out, out, color=False, on_line=lambda t, s: lines.append((t, s)))
+    w.feed("worker:0", b"hello\nwor")
+    w.feed("worker:1", b"other\n")
+    w.feed("worker:0", b"ld\n\r 10%|#\r 20%|##")
+    w.feed("ps:0", b"x\n")
+    w.feed("worker:0", b"\r100%|###\n")
+    w.feed("ps:0", b"caf\xc3")
+    w.feed("ps:0", b"\xa9\n", final=True)
+    assert out.getvalue() == ("[worker:0] hello\n[worker:0] wor\n[worker:1] other\n"
+                              "[worker:0] ld\n[worker:0]  10%|#\r[worker:0]  20%|##\n"
+                              "[ps:0] x\n[worker:0] 100%|###\n[ps:0] café\n")
+    assert lines == [("worker:0", "hello"), ("worker:1", "other"), ("worker:0", "world"),
+                     ("ps:0", "x"), ("worker:0", "100%|###"), ("ps:0", "café")]
