@@ -25,3 +25,14 @@ from tensorfleet.training.checkpoint_management import (  # noqa: F401,E402
     get_checkpoint_mtimes, get_checkpoint_state, latest_checkpoint, list_variables,
     load_checkpoint, load_variable, remove_checkpoint, update_checkpoint_state)
 from tensorfleet.training.summary_io import summary_iterator  # noqa: F401,E402
+from tensorfleet.training.session_run_hook import (  # noqa: F401,E402
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
+from tensorfleet.training.basic_hooks import (  # noqa: F401,E402
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+    GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+    SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
+from tensorfleet.training.session_manager import SessionManager  # noqa: F401,E402
+from tensorfleet.training.monitored_session import (  # noqa: F401,E402
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator)
+from tensorfleet.training.supervisor import Supervisor  # noqa: F401,E402

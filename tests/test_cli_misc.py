@@ -5,7 +5,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +94,21 @@ def test_prefixed_output_keeps_lines_and_progress_bars_apart():
                               "[ps:0] x\n[worker:0] 100%|###\n[ps:0] café\n")
     assert lines == [("worker:0", "hello"), ("worker:1", "other"), ("worker:0", "world"),
                      ("ps:0", "x"), ("worker:0", "100%|###"), ("ps:0", "café")]
+
+
+def test_run_files_give_status_the_token_of_a_live_launch(tmp_path, monkeypatch):
+    from tensorfleet.cli import runfiles
+    monkeypatch.setenv(runfiles.ENV, str(tmp_path / "run"))
+    path = runfiles.write({"ps": ["localhost:1"], "worker": ["localhost:2"]}, "tok", "t.py")
+    assert path and os.stat(path).st_mode & 0o077 == 0
+    assert os.stat(tmp_path / "run").st_mode & 0o077 == 0
+    assert runfiles.token_for("localhost:2") == "tok"
+    assert runfiles.token_for("localhost:3") is None
+    assert [i["script"] for i in runfiles.live_launches()] == ["t.py"]
+    # A run file whose launcher is gone is ignored and removed.
+    stale = tmp_path / "run" / "launch-999999999.json"
+    stale.write_text('{"pid": 999999999, "cluster": {}, "token": "x", "script": "old"}')
+    assert [i["script"] for i in runfiles.live_launches()] == ["t.py"]
+    assert not stale.exists()
+    runfiles.remove(path)
+    assert runfiles.live_launches() == []

@@ -68,8 +68,8 @@ def build_model(images: Any, hidden: int) -> Any:
                              initializer=tf.truncated_normal_initializer(stddev=0.125))
         b1 = tf.get_variable("biases", [hidden], initializer=tf.zeros_initializer())
     with tf.variable_scope("logits"):
-        w2 = tf.get_variable("weights", [hidden, 10],
-                             initializer=tf.truncated_normal_initializer(stddev=1.0 / hidden ** 0.5))
+        init = tf.truncated_normal_initializer(stddev=1.0 / hidden ** 0.5)
+        w2 = tf.get_variable("weights", [hidden, 10], initializer=init)
         b2 = tf.get_variable("biases", [10], initializer=tf.zeros_initializer())
     h = tf.nn.relu(tf.matmul(images, w1) + b1)
     return tf.matmul(h, w2) + b2

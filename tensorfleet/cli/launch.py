@@ -77,7 +77,7 @@ class TaskSpec:
 
 def plan_cluster(ps: int, workers: int, chief: bool = False, evaluator: bool = False,
                  host: str = "localhost", port_base: Optional[int] = None) -> Dict[str, List[str]]:
-    """Addresses of every task: ``{"chief": [...], "ps": [...], "worker": [...], "evaluator": [...]}``.
+    """Addresses of every task: ``{"chief": [..], "ps": [..], "worker": [..], "evaluator": [..]}``.
 
     Ports are ``port_base``, ``port_base+1``, ... in that order of jobs, or free ports.
     """

@@ -62,8 +62,7 @@ def _address(target: str) -> str:
     return target[len("grpc://"):] if target.startswith("grpc://") else target
 
 
-def query(address: str, token: Optional[str], timeout: float) -> Tuple[Optional[Dict[str, Any]],
-                                                                     Optional[str]]:
+def query(address: str, token: Optional[str], timeout: float) -> "Answer":
     """(status, None) from a task's GetStatus, or (None, why it failed)."""
     from tensorfleet import errors
     from tensorfleet.distributed.remote import client_for
@@ -74,8 +73,11 @@ def query(address: str, token: Optional[str], timeout: float) -> Tuple[Optional[
         return None, f"{type(e).__name__}: {e.message}"
 
 
+Answer = Tuple[Optional[Dict[str, Any]], Optional[str]]
+
+
 def _sample(tasks: List[Tuple[str, int, str]], token: Optional[str],
-            timeout: float) -> Dict[Tuple[str, int], Tuple[Optional[Dict[str, Any]], Optional[str]]]:
+            timeout: float) -> Dict[Tuple[str, int], Answer]:
     with ThreadPoolExecutor(max_workers=min(16, max(1, len(tasks)))) as pool:
         futs = {(j, i): pool.submit(query, a, token, timeout) for j, i, a in tasks}
         return {k: f.result() for k, f in futs.items()}
@@ -91,8 +93,7 @@ def _role(job: str, index: int, jobs: List[str]) -> str:
     return job
 
 
-def _received(samples: Dict[Tuple[str, int], Tuple[Optional[Dict[str, Any]], Optional[str]]],
-              task: str) -> int:
+def _received(samples: Dict[Tuple[str, int], Answer], task: str) -> int:
     """Bytes that peers sent to ``task`` in replies to its RecvTensor pulls."""
     total = 0
     for st, _ in samples.values():

@@ -1,7 +1,36 @@
-"""collectives: groups of ranks that all-reduce, all-gather and broadcast tensors."""
+"""collectives: groups of ranks that all-reduce, all-gather and broadcast tensors.
+
+Also usable Horovod-style, as one module::
+
+    import tensorfleet.collectives as hvd
+    hvd.init()                                  # from TF_CONFIG, or init(addresses, rank)
+    opt = hvd.DistributedOptimizer(tf.train.AdamOptimizer(1e-3 * hvd.size()))
+    hooks = [hvd.BroadcastGlobalVariablesHook(0)]
+"""
 
 from tensorfleet.collectives.group import (  # noqa: F401
     FP16, MAX, MEAN, MIN, SUM, Group, LocalGroup)
 from tensorfleet.collectives.ring import RingGroup  # noqa: F401
+from tensorfleet.collectives.registry import (  # noqa: F401
+    get_group, init, is_initialized, rank, register_group, shutdown, size)
+from tensorfleet.collectives.fusion import DEFAULT_FUSION_THRESHOLD, plan_buckets  # noqa: F401
+from tensorfleet.ops.collective_ops import (  # noqa: F401
+    all_gather, all_reduce, barrier, broadcast, reduce_scatter)
+from tensorfleet.collectives.optimizer import (  # noqa: F401
+    BroadcastGlobalVariablesHook, Compression, DistributedOptimizer, broadcast_global_variables,
+    broadcast_variables)
+from tensorfleet.collectives.strategy import (  # noqa: F401
+    CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy, ReduceOp)
 
-__all__ = ["Group", "LocalGroup", "RingGroup", "SUM", "MEAN", "MAX", "MIN", "FP16"]
+allreduce = all_reduce
+allgather = all_gather
+
+__all__ = [
+    "Group", "LocalGroup", "RingGroup", "SUM", "MEAN", "MAX", "MIN", "FP16",
+    "init", "get_group", "is_initialized", "rank", "size", "register_group", "shutdown",
+    "DEFAULT_FUSION_THRESHOLD", "plan_buckets",
+    "all_reduce", "all_gather", "broadcast", "reduce_scatter", "barrier", "allreduce",
+    "allgather", "DistributedOptimizer", "Compression", "broadcast_variables",
+    "broadcast_global_variables", "BroadcastGlobalVariablesHook",
+    "CollectiveAllReduceStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
+]

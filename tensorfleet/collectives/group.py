@@ -76,6 +76,11 @@ def as_array(value: Any, what: str) -> np.ndarray:
     return arr
 
 
+def contiguous(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in C order (``np.ascontiguousarray`` would turn a 0-d array into 1-d)."""
+    return arr if arr.flags.c_contiguous else arr.copy(order="C")
+
+
 def wire_dtype(dtype: np.dtype, compression: str) -> np.dtype:
     """The dtype a tensor travels as: float16 for fp16-compressed float32/float64."""
     if compression == FP16 and dtype.kind == "f" and dtype.itemsize > 2:
@@ -145,7 +150,7 @@ class Group(abc.ABC):
         reduced in place, so a list of small tensors costs one collective, not
         one each. The results are views of that buffer.
         """
-        arrays = [np.ascontiguousarray(as_array(v, "all_reduce")) for v in values]
+        arrays = [contiguous(as_array(v, "all_reduce")) for v in values]
         parts = []
         for idxs in _fusion.group_by_dtype(arrays):
             members = [arrays[i] for i in idxs]
@@ -158,7 +163,7 @@ class Group(abc.ABC):
     def broadcast_many(self, values: Sequence[Any], root: int = 0, *,
                        timeout: Optional[float] = None) -> List[np.ndarray]:
         """``broadcast`` of several tensors, fused into one buffer per dtype."""
-        arrays = [np.ascontiguousarray(as_array(v, "broadcast")) for v in values]
+        arrays = [contiguous(as_array(v, "broadcast")) for v in values]
         out: List[Any] = [None] * len(arrays)
         for idxs in _fusion.group_by_dtype(arrays):
             members = [arrays[i] for i in idxs]
@@ -311,6 +316,6 @@ def check_peers(addresses: Sequence[str], rank: int) -> Tuple[List[str], int]:
 
 __all__ = [
     "SUM", "MEAN", "MAX", "MIN", "REDUCTIONS", "NO_COMPRESSION", "FP16", "COMPRESSIONS",
-    "DEFAULT_TIMEOUT", "Group", "LocalGroup", "merge_fn", "check_reduction",
+    "DEFAULT_TIMEOUT", "Group", "LocalGroup", "merge_fn", "contiguous", "check_reduction",
     "check_compression", "as_array", "wire_dtype", "segment_bounds", "check_peers",
 ]

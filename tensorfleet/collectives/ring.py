@@ -306,7 +306,7 @@ class RingGroup(_g.Group):
             raise errors.InvalidArgumentError(
                 None, None, "all_reduce: out must be a contiguous array of the input's shape "
                 "and dtype")
-        src = np.ascontiguousarray(src)
+        src = _g.contiguous(src)
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
@@ -316,7 +316,7 @@ class RingGroup(_g.Group):
         return self._submit(run)
 
     def all_gather(self, value: Any, *, timeout: Optional[float] = None) -> np.ndarray:
-        src = np.ascontiguousarray(_g.as_array(value, "all_gather"))
+        src = _g.contiguous(_g.as_array(value, "all_gather"))
         if src.ndim == 0:
             raise errors.InvalidArgumentError(None, None, "all_gather needs a tensor of rank >= 1")
         t = self._timeout(timeout)
@@ -332,7 +332,7 @@ class RingGroup(_g.Group):
                 or not 0 <= root < self._size:
             raise errors.InvalidArgumentError(
                 None, None, f"broadcast root {root!r} is not a rank of a group of {self._size}")
-        src = np.ascontiguousarray(_g.as_array(value, "broadcast"))
+        src = _g.contiguous(_g.as_array(value, "broadcast"))
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
@@ -343,7 +343,7 @@ class RingGroup(_g.Group):
     def reduce_scatter(self, value: Any, reduction: str = _g.SUM, *,
                        timeout: Optional[float] = None) -> np.ndarray:
         red = _g.check_reduction(reduction)
-        src = np.ascontiguousarray(_g.as_array(value, "reduce_scatter"))
+        src = _g.contiguous(_g.as_array(value, "reduce_scatter"))
         if src.ndim == 0:
             raise errors.InvalidArgumentError(
                 None, None, "reduce_scatter needs a tensor of rank >= 1")

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
-from tensorfleet.distributed.partition import partition, relay_through_master
+from tensorfleet.distributed.partition import group_receives, partition, relay_through_master
 from tensorfleet.distributed.placement import log_placement, place
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.serialization import import_graph_def
@@ -87,6 +87,7 @@ class MasterSession:
                     sys.stderr.write(line + "\n")
             parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)
             relay_through_master(parts, self.master.task)
+            group_receives(parts)
             compiled = []
             for task, p in parts.items():
                 client = self.master.worker(task)

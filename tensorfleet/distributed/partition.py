@@ -178,4 +178,62 @@ def relay_through_master(parts: Dict[str, Partition], master_task: str) -> None:
                     rv["attr"]["src_task"] = encode_attr(master_task)
 
 
-__all__ = ["Partition", "partition", "relay_through_master"]
+def _recv_ancestors(p: Partition) -> Dict[str, frozenset]:
+    """For every node of ``p``, the ``_Recv`` nodes of ``p`` it depends on."""
+    nodes = {nd["name"]: nd for nd in p.head + p.nodes + p.tail}
+    out: Dict[str, frozenset] = {}
+    for name in nodes:
+        if name in out:
+            continue
+        stack = [(name, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if n in out:
+                continue
+            nd = nodes.get(n)
+            if nd is None:
+                out[n] = frozenset()
+                continue
+            deps = [i.lstrip("^").rsplit(":", 1)[0] if not i.startswith("^") else i[1:]
+                    for i in nd["input"]]
+            if not expanded:
+                stack.append((n, True))
+                stack.extend((d, False) for d in deps if d not in out)
+                continue
+            acc = set([n]) if nd["op"] == "_Recv" else set()
+            for d in deps:
+                acc |= out.get(d, frozenset())
+            out[n] = frozenset(acc)
+    return out
+
+
+def group_receives(parts: Dict[str, Partition]) -> None:
+    """Marks receives that can travel together in one RecvTensors round trip.
+
+    Two sends from one task to another are grouped when they depend on exactly
+    the same receives of their partition: once one of them can be produced, so
+    can the other without anything more from elsewhere, so waiting for both never
+    deadlocks (parameters read on a ps form one group; a worker's gradients,
+    which all depend on those parameters, form another).
+    """
+    for src, p in parts.items():
+        sends = [nd for nd in p.tail if nd["op"] == "_Send"]
+        if len(sends) < 2:
+            continue
+        anc = _recv_ancestors(p)
+        groups: Dict[tuple, List[str]] = {}
+        for nd in sends:
+            key = nd["attr"]["key"]["s"]
+            dst = key.rsplit(";", 1)[1]
+            src_node = nd["input"][0].rsplit(":", 1)[0]
+            groups.setdefault((dst, anc.get(src_node, frozenset())), []).append(key)
+        for n, ((dst, _), keys) in enumerate(groups.items()):
+            if len(keys) < 2 or dst not in parts:
+                continue
+            members = set(keys)
+            for rv in parts[dst].head:
+                if rv["op"] == "_Recv" and rv["attr"]["key"]["s"] in members:
+                    rv["attr"]["group"] = encode_attr(f"{src}#{n}")
+
+
+__all__ = ["Partition", "partition", "relay_through_master", "group_receives"]

@@ -69,6 +69,9 @@ class Traffic:
 
     def add(self, h: Dict[str, Any], n_in: int, n_out: int) -> None:
         key, handle = h.get("key"), h.get("handle")
+        keys = h.get("keys")
+        if key is None and isinstance(keys, list) and keys:
+            key = keys[0]  # a RecvTensors batch: every key goes to the same task
         with self._lock:
             self.bytes_in += n_in
             self.bytes_out += n_out
@@ -152,6 +155,12 @@ def handlers(server: Any) -> Dict[str, Handler]:
         v = worker.recv_tensor(field(h, "step_id", int, m), field(h, "key", str, m), timeout)
         return {}, [v]
 
+    def recv_tensors(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        m = "RecvTensors"
+        timeout = float(field(h, "timeout", (int, float), m))
+        return {}, worker.recv_tensors(field(h, "step_id", int, m), str_list(h, "keys", m),
+                                       timeout)
+
     def abort_step(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         m = "AbortStep"
         worker.abort_step(field(h, "step_id", int, m), field(h, "code", int, m),
@@ -177,7 +186,8 @@ def handlers(server: Any) -> Dict[str, Handler]:
     methods = {
         "CreateSession": create_session, "ExtendSession": extend_session, "RunStep": run_step,
         "CloseSession": close_session, "Reset": reset, "RegisterGraph": register_graph,
-        "RunGraph": run_graph, "RecvTensor": recv_tensor, "AbortStep": abort_step,
+        "RunGraph": run_graph, "RecvTensor": recv_tensor, "RecvTensors": recv_tensors,
+        "AbortStep": abort_step,
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
     return {name: _counted(fn, traffic) for name, fn in methods.items()}

@@ -65,6 +65,14 @@ class RemoteWorker:
                           (), timeout + CONTROL_TIMEOUT)
         return t[0]
 
+    def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
+        _, t = self._call("RecvTensors", {"step_id": step_id, "keys": keys, "timeout": timeout},
+                          (), timeout + CONTROL_TIMEOUT)
+        if len(t) != len(keys):
+            raise errors.InternalError(None, None, f"RecvTensors from {self.task}: asked for "
+                                       f"{len(keys)} tensors, got {len(t)}", task=self.task)
+        return t
+
     def abort_step(self, step_id: int, code: int, message: str) -> None:
         self._call("AbortStep", {"step_id": step_id, "code": code, "message": message},
                    timeout=5.0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from typing import Any, Callable, Deque, Dict, Set, Tuple
+from typing import Any, Callable, Deque, Dict, List, Set, Tuple
 
 from tensorfleet import errors
 
@@ -78,15 +78,19 @@ class Rendezvous:
 
 
 class StepRendezvous:
-    """What the ``_Send``/``_Recv`` kernels of one step see."""
+    """What the ``_Send``/``_Recv`` kernels of one step see.
 
-    __slots__ = ("step_id", "local", "remote_recv", "timeout")
+    ``peer(task)`` gives the worker client of another task (``recv_tensor`` and
+    ``recv_tensors`` pull from its rendezvous).
+    """
 
-    def __init__(self, step_id: int, local: Rendezvous,
-                 remote_recv: Callable[[str, int, str, float], Any], timeout: float):
+    __slots__ = ("step_id", "local", "peer", "timeout")
+
+    def __init__(self, step_id: int, local: Rendezvous, peer: Callable[[str], Any],
+                 timeout: float):
         self.step_id = step_id
         self.local = local
-        self.remote_recv = remote_recv
+        self.peer = peer
         self.timeout = timeout
 
     def send(self, key: str, value: Any) -> None:
@@ -95,7 +99,12 @@ class StepRendezvous:
     def recv(self, src_task: str, key: str) -> Any:
         if src_task == self.local.task:
             return self.local.take(self.step_id, key, self.timeout)
-        return self.remote_recv(src_task, self.step_id, key, self.timeout)
+        return self.peer(src_task).recv_tensor(self.step_id, key, self.timeout)
+
+    def recv_many(self, src_task: str, keys: List[str]) -> List[Any]:
+        if src_task == self.local.task:
+            return [self.local.take(self.step_id, k, self.timeout) for k in keys]
+        return self.peer(src_task).recv_tensors(self.step_id, keys, self.timeout)
 
 
 __all__ = ["Rendezvous", "StepRendezvous"]

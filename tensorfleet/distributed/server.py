@@ -84,7 +84,7 @@ class Server:
         self.address = cluster.task_address(job, idx)
         self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
         self._credentials = credentials
-        self.worker = WorkerService(self.task, remote_recv=self._remote_recv)
+        self.worker = WorkerService(self.task, peer=self._worker_client)
         self.master = MasterService(self.task, cluster, self._worker_client)
         self._peers: Dict[str, Any] = {}
         self._peers_lock = threading.Lock()
@@ -156,9 +156,6 @@ class Server:
                     client_for(self._cluster.address_of(task), self._token, self._credentials),
                     task)
         return peer
-
-    def _remote_recv(self, src_task: str, step_id: int, key: str, timeout: float) -> Any:
-        return self._worker_client(src_task).recv_tensor(step_id, key, timeout)
 
 
 __all__ = ["Server"]

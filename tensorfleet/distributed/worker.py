@@ -49,12 +49,12 @@ class WorkerService:
     """One task's worker: graph registry, rendezvous and resource manager."""
 
     def __init__(self, task: str, resources: Optional[ResourceManager] = None,
-                 remote_recv: Optional[Callable[[str, int, str, float], Any]] = None,
+                 peer: Optional[Callable[[str], Any]] = None,
                  recv_timeout: float = DEFAULT_RECV_TIMEOUT):
         self.task = task
         self.resources = resources if resources is not None else ResourceManager()
         self.rendezvous = Rendezvous(task)
-        self._remote_recv = remote_recv
+        self._peer = peer
         self.recv_timeout = recv_timeout
         self._graphs: Dict[str, _Registered] = {}
         self._lock = threading.Lock()
@@ -105,7 +105,7 @@ class WorkerService:
             vals = [feeds[n] for n in reg.feed_names]
         except KeyError as e:
             raise _bad(f"RunGraph is missing the feed {e.args[0]!r}") from None
-        step = StepState(step_id, StepRendezvous(step_id, self.rendezvous, self._recv_from,
+        step = StepState(step_id, StepRendezvous(step_id, self.rendezvous, self._peer_of,
                                                  self.recv_timeout))
         with self._lock:
             self._active.setdefault(step_id, []).append(step)
@@ -125,15 +125,19 @@ class WorkerService:
         self.steps_run += 1
         return dict(zip(reg.fetch_names, out))
 
-    def _recv_from(self, src_task: str, step_id: int, key: str, timeout: float) -> Any:
-        if self._remote_recv is None:
-            raise errors.InternalError(None, None, f"{self.task} cannot reach {src_task}")
-        return self._remote_recv(src_task, step_id, key, timeout)
+    def _peer_of(self, task: str) -> Any:
+        if self._peer is None:
+            raise errors.InternalError(None, None, f"{self.task} cannot reach {task}")
+        return self._peer(task)
 
     # -- RecvTensor / AbortStep ------------------------------------------------------------
     def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
         """Blocks until this task's ``_Send`` for ``key`` in ``step_id`` has run."""
         return self.rendezvous.take(step_id, key, timeout)
+
+    def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
+        """``recv_tensor`` for several keys of one step, answered together."""
+        return [self.rendezvous.take(step_id, k, timeout) for k in keys]
 
     def abort_step(self, step_id: int, code: int, message: str) -> None:
         with self._lock:

@@ -7,7 +7,7 @@ rendezvous belongs to the worker running the step (see distributed/rendezvous.py
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, List
 
 import numpy as np
 
@@ -39,3 +39,10 @@ def _send(ctx: KernelContext, x: Any) -> None:
 @register_kernel("_Recv")
 def _recv(ctx: KernelContext) -> Any:
     return _rendezvous(ctx).recv(ctx.attrs["src_task"], ctx.attrs["key"])
+
+
+@register_kernel("_RecvGroup")
+def _recv_group(ctxs: List[KernelContext]) -> List[Any]:
+    """Receives several tensors from one task in one round trip (see partition.py)."""
+    return _rendezvous(ctxs[0]).recv_many(ctxs[0].attrs["src_task"],
+                                          [c.attrs["key"] for c in ctxs])

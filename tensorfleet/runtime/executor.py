@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tensorfleet import errors
@@ -23,6 +24,9 @@ from tensorfleet.kernels.registry import (DEAD, DEAD_AWARE_OPS, KernelContext, S
                                           get_kernel, set_current_step)
 
 ASYNC_OPS = {"_Recv"}
+# Receives block on other tasks for as long as a step lasts; a large pool keeps many
+# concurrent steps (e.g. replicas waiting on a parameter server) from starving.
+_ASYNC_POOL = ThreadPoolExecutor(max_workers=256, thread_name_prefix="tf-recv")
 
 
 def prune(fetches: Sequence[Tensor], targets: Sequence[Operation],
@@ -215,13 +219,16 @@ class Plan:
             idx = self._op_index = {s[5]: i for i, s in enumerate(self.steps)}
         return idx
 
-    def _run_dataflow(self, vals: List[Any]) -> None:
-        """Runs ops as their inputs become ready; receives run on their own threads."""
+    def _dataflow_structure(self) -> tuple:
+        """Dependency counts, consumers and receive groups, computed once per plan."""
+        df = getattr(self, "_df", None)
+        if df is not None:
+            return df
         producers: Dict[int, int] = {}
         for idx, (_, _, _, out, multi, _) in enumerate(self.steps):
             for o in (out if multi else ([] if out is None else [out])):
                 producers[o] = idx
-        pending = []
+        pending: List[int] = []
         users: List[List[int]] = [[] for _ in self.steps]
         for idx, (_, _, ins, _, _, op) in enumerate(self.steps):
             deps = {producers[i] for i in ins if i in producers}
@@ -229,9 +236,22 @@ class Plan:
             pending.append(len(deps))
             for d in deps:
                 users[d].append(idx)
+        # Receives that the partitioner put in one group arrive in one round trip.
+        groups: Dict[tuple, List[int]] = {}
+        for idx, (_, ctx, ins, _, _, op) in enumerate(self.steps):
+            if op.type in ASYNC_OPS and not ins and op.attrs.get("group"):
+                groups.setdefault((op.attrs.get("src_task"), op.attrs["group"]), []).append(idx)
+        leader = {members[0]: members for members in groups.values() if len(members) > 1}
+        grouped = {i for members in leader.values() for i in members}
+        self._df = (pending, users, leader, grouped)
+        return self._df
+
+    def _run_dataflow(self, vals: List[Any]) -> None:
+        """Runs ops as their inputs become ready; receives run on pool threads."""
+        pending_t, users, leader, grouped = self._dataflow_structure()
+        pending = list(pending_t)
         done: "queue.Queue[Tuple[int, Any, Optional[BaseException]]]" = queue.Queue()
         ready = [i for i, n in enumerate(pending) if n == 0]
-        step = getattr(self, "_step_for_threads", None)
         remaining = len(self.steps)
         outstanding = 0
         from tensorfleet.kernels.registry import _STEP
@@ -244,6 +264,17 @@ class Plan:
                 done.put((i, kern(ctx, *[vals[j] for j in ins]), None))
             except BaseException as e:  # noqa: BLE001 - delivered to the step thread
                 done.put((i, None, e))
+
+        def run_group(members: List[int]) -> None:
+            set_current_step(cur_step)
+            try:
+                out = get_kernel(self.steps[members[0]][5].type + "Group")(
+                    [self.steps[i][1] for i in members])
+                for i, v in zip(members, out):
+                    done.put((i, v, None))
+            except BaseException as e:  # noqa: BLE001
+                for i in members:
+                    done.put((i, None, e))
 
         def finish(i: int, r: Any) -> None:
             nonlocal remaining
@@ -259,14 +290,17 @@ class Plan:
                 if pending[u] == 0:
                     ready.append(u)
 
-        del step
         while remaining:
             while ready:
                 i = ready.pop()
                 kern, ctx, ins, out, multi, op = self.steps[i]
                 if op.type in ASYNC_OPS:
-                    outstanding += 1
-                    threading.Thread(target=run_async, args=(i,), daemon=True).start()
+                    if i in leader:
+                        outstanding += len(leader[i])
+                        _ASYNC_POOL.submit(run_group, leader[i])
+                    elif i not in grouped:
+                        outstanding += 1
+                        _ASYNC_POOL.submit(run_async, i)
                     continue
                 try:
                     r = kern(ctx, *[vals[j] for j in ins])
@@ -282,7 +316,7 @@ class Plan:
                         break
                     except queue.Empty:
                         # An aborted step must not wait on a receive that will never
-                        # complete (its sender died); the receive thread is abandoned.
+                        # complete (its sender died); the receive is abandoned.
                         if cur_step is not None and cur_step.cancelled:
                             raise errors.CancelledError(None, None, "step was cancelled")
                 outstanding -= 1

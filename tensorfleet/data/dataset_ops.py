@@ -1,0 +1,361 @@
+"""``tf.data.Dataset``: a declarative input pipeline that any task can run.
+
+A ``Dataset`` is a description, not a graph: a source (slices of arrays, or a
+range of integers) and a list of stages, each plain data. Only
+``make_one_shot_iterator()`` / ``make_initializable_iterator()`` put it into a
+graph, as one stateful op whose attrs carry the stages; the graph can then be
+serialized and run on any task of a cluster, because the kernel needs nothing
+but those attrs and the source arrays.
+
+Sharding for data-parallel training: every worker builds the same data set and
+keeps its own part with ``ds.shard(num_workers, worker_index)``; the shards are
+disjoint and together hold every element (shard before shuffling, so that each
+worker shuffles only its part).
+
+``map(fn)`` -- the rule. ``fn`` is traced into the graph *after* ``get_next``,
+on the tensors the iterator yields. Where those are single elements (no
+``batch`` follows the map) that is exactly ``map``. Where a ``batch`` follows,
+``fn`` is applied to whole batches, which equals mapping every element and
+then batching only when ``fn`` is element-wise: ``tf.cast``, arithmetic with
+scalars or with constants broadcast along the element's own dimensions,
+activations, ``tf.one_hot`` on the last axis, and restructuring (building
+tuples and dicts of its inputs). ``fn`` is traced once on its own to check
+this; a map followed by a batch that uses any other op (reshape, reductions,
+random ops, constants as outputs) raises ``UnimplementedError`` naming the op,
+and moving the ``map`` after the ``batch`` (written for a batch) fixes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet import errors
+from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan, flatten,
+                                           map_structure, pack_sequence_as)
+from tensorfleet.framework.graph import Graph, Tensor, convert_to_tensor
+from tensorfleet.framework.tensor_shape import as_shape
+
+logger = logging.getLogger(__name__)
+
+# Ops whose output, per element, has its input's shape (or a broadcast of it).
+_UNARY = frozenset({
+    "Identity", "StopGradient", "Cast", "Abs", "Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1",
+    "Log", "Log1p", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Selu", "Softplus", "LeakyRelu",
+    "Sign", "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos", "LogicalNot", "IsNan",
+    "IsFinite", "IsInf", "ZerosLike", "OnesLike"})
+_BINARY = frozenset({
+    "Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Pow",
+    "SquaredDifference", "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
+    "LogicalAnd", "LogicalOr"})
+
+
+def _count(value: Any, what: str, lo: int) -> int:
+    """A Python int from an int or a constant tensor; InvalidArgumentError below ``lo``."""
+    if isinstance(value, Tensor):
+        from tensorfleet.ops.op_util import const_value
+        v = const_value(value)
+        if v is None:
+            raise errors.UnimplementedError(None, None, f"{what} must be known when the data "
+                                            f"set is built, got the computed tensor {value.name}")
+        value = v
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise errors.InvalidArgumentError(None, None, f"{what} must be an integer, got "
+                                          f"{value!r}")
+    value = int(value)
+    if value < lo:
+        raise errors.InvalidArgumentError(None, None, f"{what} must be >= {lo}, got {value}")
+    return value
+
+
+def _as_leaf(value: Any) -> Any:
+    """A source component: a numpy array, or a Tensor when only the graph knows it."""
+    if isinstance(value, Tensor):
+        from tensorfleet.ops.op_util import const_value
+        v = const_value(value)
+        return value if v is None else np.asarray(v)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.asarray(value)
+    if hasattr(value, "_as_graph_element") or hasattr(value, "_ref"):
+        return convert_to_tensor(value)
+    return np.asarray(value, dtype=_dtypes.dtype_of_value(value).np)
+
+
+def _leaf_spec(leaf: Any, sliced: bool) -> ComponentSpec:
+    shape = as_shape(leaf.shape if not isinstance(leaf, Tensor) else leaf.shape)
+    dtype = leaf.dtype if isinstance(leaf, Tensor) else _dtypes.as_dtype(leaf.dtype)
+    if not sliced:
+        return ComponentSpec(dtype, shape)
+    if shape.ndims == 0:
+        raise errors.InvalidArgumentError(None, None, "Dataset.from_tensor_slices: every "
+                                          "component must have rank >= 1 (a leading dimension "
+                                          "to slice)")
+    if shape.ndims is None:
+        raise errors.InvalidArgumentError(None, None, "Dataset.from_tensor_slices: the rank "
+                                          "of every component must be known")
+    return ComponentSpec(dtype, shape.as_list()[1:])
+
+
+class _MapStage:
+    """One ``map``: the function, what it takes and gives, and whether it is element-wise."""
+
+    def __init__(self, fn: Callable[..., Any], in_spec: Any):
+        self.fn = fn
+        self.in_spec = in_spec
+        self.out_spec, self.problem = self._trace()
+
+    def _call(self, element: Any) -> Any:
+        return self.fn(*element) if isinstance(element, tuple) and not hasattr(
+            element, "_fields") else self.fn(element)
+
+    def _trace(self) -> Tuple[Any, Optional[str]]:
+        from tensorfleet.ops.array_ops import placeholder
+        g = Graph()
+        with g.as_default():
+            phs = [placeholder(c.dtype, c.shape, name=f"element_{i}")
+                   for i, c in enumerate(flatten(self.in_spec))]
+            try:
+                out = self._call(pack_sequence_as(self.in_spec, phs))
+                outs = [convert_to_tensor(x) for x in flatten(out)]
+            except ValueError as e:
+                if "same graph" in str(e) or "another graph" in str(e):
+                    raise ValueError(f"Dataset.map: the map function is traced on its own and "
+                                     f"may not use tensors of the surrounding graph ({e})") \
+                        from None
+                raise
+        spec = pack_sequence_as(out, [ComponentSpec(t.dtype, t.shape) for t in outs])
+        return spec, _elementwise_problem(g, phs, outs)
+
+    def apply(self, element: Any) -> Any:
+        """Traces the function on ``element``'s tensors in the current graph."""
+        out = self._call(element)
+        flat = [convert_to_tensor(x) for x in flatten(out)]
+        return pack_sequence_as(out, flat)
+
+
+def _elementwise_problem(g: Graph, inputs: List[Tensor], outputs: List[Tensor]) -> Optional[str]:
+    """Why a traced map function is not batch-agnostic, or None when it is."""
+    derived = set(inputs)
+    for op in g.get_operations():
+        if op.type == "Placeholder" and op.outputs[0] in derived:
+            continue
+        from_element = [t for t in op.inputs if t in derived]
+        if not from_element:
+            # A constant sub-computation is the same for a batch as for an element,
+            # unless it changes from run to run.
+            if op.op_def.stateful:
+                return f"the stateful op {op.type} ({op.name})"
+            continue
+        out_rank = op.outputs[0].shape.ndims if op.outputs else None
+        if op.type in _UNARY:
+            pass
+        elif op.type in _BINARY:
+            for t in op.inputs:
+                rank = t.shape.ndims
+                if rank is None or out_rank is None:
+                    return f"{op.type} ({op.name}) on tensors of unknown rank"
+                if (t in derived and rank != out_rank) or (t not in derived and rank > out_rank):
+                    return (f"{op.type} ({op.name}), which broadcasts a rank-{rank} operand "
+                            f"to rank {out_rank}")
+        elif op.type == "OneHot" and op.attrs.get("axis", -1) == -1 and \
+                from_element == [op.inputs[0]]:
+            pass
+        else:
+            return f"the op {op.type} ({op.name})"
+        derived.update(op.outputs)
+    for t in outputs:
+        if t not in derived:
+            return f"the output {t.name}, which does not depend on the element"
+    return None
+
+
+class Dataset:
+    """A sequence of elements (nested tuples/dicts of tensors), described declaratively.
+
+    Build one with ``from_tensor_slices``, ``from_tensors`` or ``range`` and chain
+    transformations; every transformation returns a new ``Dataset``.
+    """
+
+    def __init__(self, source: Dict[str, Any], leaves: List[Any], source_spec: Any,
+                 stages: Tuple[Any, ...] = (), spec: Any = None):
+        self._source = source
+        self._leaves = leaves
+        self._source_spec = source_spec
+        self._stages = stages
+        self._spec = source_spec if spec is None else spec
+
+    # -- sources ------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors: Any) -> "Dataset":
+        """Elements are the slices of ``tensors`` along their first dimension.
+
+        ``tensors`` is an array (numpy, list, constant tensor) or a tuple/dict of
+        them, all with the same first dimension. The arrays are embedded in the
+        graph, as in TensorFlow; a placeholder works with an initializable iterator.
+        """
+        leaves = [_as_leaf(x) for x in flatten(tensors)]
+        specs = [_leaf_spec(leaf, sliced=True) for leaf in leaves]
+        firsts = {int(d) for d in (as_shape(leaf.shape)[0].value if isinstance(leaf, Tensor)
+                                   else leaf.shape[0] for leaf in leaves) if d is not None}
+        if len(firsts) > 1:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.from_tensor_slices: all "
+                                              f"components need the same first dimension, got "
+                                              f"{sorted(firsts)}")
+        return Dataset({"kind": "slices"}, leaves, pack_sequence_as(tensors, specs))
+
+    @staticmethod
+    def from_tensors(tensors: Any) -> "Dataset":
+        """A data set of one element: ``tensors`` themselves."""
+        leaves = [_as_leaf(x) for x in flatten(tensors)]
+        if any(isinstance(leaf, Tensor) for leaf in leaves):
+            from tensorfleet.ops.array_ops import expand_dims
+            leaves = [expand_dims(leaf, 0) if isinstance(leaf, Tensor) else leaf[None]
+                      for leaf in leaves]
+        else:
+            leaves = [leaf[None] for leaf in leaves]
+        specs = [_leaf_spec(leaf, sliced=True) for leaf in leaves]
+        return Dataset({"kind": "slices"}, leaves, pack_sequence_as(tensors, specs))
+
+    @staticmethod
+    def range(*args: Any) -> "Dataset":
+        """``range(stop)``, ``range(start, stop)`` or ``range(start, stop, step)``, as int64."""
+        if not 1 <= len(args) <= 3:
+            raise errors.InvalidArgumentError(None, None, "Dataset.range takes 1 to 3 "
+                                              f"arguments, got {len(args)}")
+        vals = [_count(a, "Dataset.range argument", -2 ** 62) for a in args]
+        start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (
+            vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
+        if step == 0:
+            raise errors.InvalidArgumentError(None, None, "Dataset.range: step must not be 0")
+        return Dataset({"kind": "range", "start": start, "stop": stop, "step": step}, [],
+                       ComponentSpec(_dtypes.int64, []))
+
+    # -- transformations ------------------------------------------------------------------
+    def _with(self, stage: Any, spec: Any = None) -> "Dataset":
+        return Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
+                       self._spec if spec is None else spec)
+
+    def shard(self, num_shards: Any, index: Any) -> "Dataset":
+        """Keeps elements ``index, index + num_shards, ...``: this worker's part."""
+        n = _count(num_shards, "num_shards", 1)
+        i = _count(index, "index", 0)
+        if i >= n:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.shard: index must be in "
+                                              f"[0, {n}), got {i}")
+        return self._with({"op": "shard", "num_shards": n, "index": i})
+
+    def shuffle(self, buffer_size: Any, seed: Optional[int] = None,
+                reshuffle_each_iteration: Optional[bool] = None) -> "Dataset":
+        """Randomly shuffles through a buffer of ``buffer_size`` elements.
+
+        The seed follows the graph-level seed rules (``tf.set_random_seed``);
+        with ``reshuffle_each_iteration`` (default) each repetition of the data
+        set is shuffled anew.
+        """
+        size = _count(buffer_size, "buffer_size", 1)
+        op_seed = None if seed is None else _count(seed, "seed", 0)
+        return self._with({"op": "shuffle", "buffer_size": size, "seed": op_seed,
+                           "reshuffle": True if reshuffle_each_iteration is None
+                           else bool(reshuffle_each_iteration)})
+
+    def repeat(self, count: Any = None) -> "Dataset":
+        """Repeats the data set ``count`` times (forever when None or -1)."""
+        n = -1 if count is None else _count(count, "count", -1)
+        return self._with({"op": "repeat", "count": n})
+
+    def batch(self, batch_size: Any, drop_remainder: bool = False) -> "Dataset":
+        """Stacks consecutive elements; the last batch may be smaller unless dropped.
+
+        Raises:
+          UnimplementedError: an earlier ``map`` is not element-wise (see the module
+            docstring).
+        """
+        size = _count(batch_size, "batch_size", 1)
+        for stage in self._stages:
+            if isinstance(stage, _MapStage) and stage.problem is not None:
+                raise errors.UnimplementedError(
+                    None, None, f"Dataset.map before Dataset.batch: tensorfleet applies map "
+                    f"functions to whole batches, which is exact only for element-wise "
+                    f"functions, and this one uses {stage.problem}. Move .map() after "
+                    f".batch() and write the function for a batch.")
+        dim = size if drop_remainder else None
+        return self._with({"op": "batch", "batch_size": size,
+                           "drop_remainder": bool(drop_remainder)},
+                          map_structure(lambda c: c.batched(dim), self._spec))
+
+    def take(self, count: Any) -> "Dataset":
+        """At most ``count`` elements (all when -1)."""
+        return self._with({"op": "take", "count": _count(count, "count", -1)})
+
+    def skip(self, count: Any) -> "Dataset":
+        """Drops the first ``count`` elements (all when -1)."""
+        return self._with({"op": "skip", "count": _count(count, "count", -1)})
+
+    def prefetch(self, buffer_size: Any) -> "Dataset":
+        """Accepted for compatibility: elements are produced when a step asks for them."""
+        _count(buffer_size, "buffer_size", -1)
+        return self
+
+    def cache(self, filename: str = "") -> "Dataset":
+        """Accepted for compatibility: the sources are already in memory."""
+        return self
+
+    def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None) -> "Dataset":
+        """Applies ``map_func`` to every element (tuple elements are unpacked as arguments).
+
+        See the module docstring for how it runs and when a later ``batch`` refuses it.
+        """
+        stage = _MapStage(map_func, self._spec)
+        return self._with(stage, stage.out_spec)
+
+    def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
+        """``transformation_func(self)``."""
+        return transformation_func(self)
+
+    # -- iterators --------------------------------------------------------------------------
+    def _plan(self) -> IteratorPlan:
+        stages = [s for s in self._stages if isinstance(s, dict)]
+        raw = self._source_spec
+        for s in stages:
+            if s["op"] == "batch":
+                dim = s["batch_size"] if s["drop_remainder"] else None
+                raw = map_structure(lambda c, d=dim: c.batched(d), raw)
+        maps = [s for s in self._stages if isinstance(s, _MapStage)]
+        return IteratorPlan(dict(self._source), list(self._leaves), raw, stages, maps, self._spec)
+
+    def make_one_shot_iterator(self) -> Iterator:
+        """An iterator that starts on its first ``get_next`` and cannot be restarted."""
+        return Iterator(self._plan(), one_shot=True)
+
+    def make_initializable_iterator(self, shared_name: Optional[str] = None) -> Iterator:
+        """An iterator restarted by running its ``initializer`` (which may take feeds)."""
+        return Iterator(self._plan(), one_shot=False, shared_name=shared_name)
+
+    # -- element structure ----------------------------------------------------------------
+    @property
+    def output_types(self) -> Any:
+        """The dtypes of the element's components, nested like the element."""
+        return map_structure(lambda c: c.dtype, self._spec)
+
+    @property
+    def output_shapes(self) -> Any:
+        """The static shapes of the element's components, nested like the element."""
+        return map_structure(lambda c: c.shape, self._spec)
+
+    @property
+    def output_classes(self) -> Any:
+        """``tf.Tensor`` for every component."""
+        return map_structure(lambda c: Tensor, self._spec)
+
+    def __repr__(self) -> str:
+        kinds = [s["op"] if isinstance(s, dict) else "map" for s in self._stages]
+        return f"<Dataset {self._source['kind']}{''.join('.' + k for k in kinds)} " \
+               f"types: {self.output_types}>"
+
+
+__all__ = ["Dataset"]
