@@ -21,3 +21,19 @@ def test_demo_trains_and_prints_the_test_accuracy():
     assert m, r.stdout
     assert float(m.group(1)) >= 0.9, r.stdout
     assert "worker 1 done" in r.stdout
+
+
+def test_demo_sync_trains_with_sync_replicas():
+    import tensorfleet as tf
+    if not hasattr(tf.train, "SyncReplicasOptimizer"):
+        import pytest
+        pytest.skip("SyncReplicasOptimizer is not available")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    env.pop("TENSORFLEET_TOKEN", None)
+    r = subprocess.run([sys.executable, "-m", "tensorfleet.cli.main", "demo", "--sync",
+                        "--steps", "100", "--no-progress"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "synchronous training" in r.stderr
+    m = re.search(r"^test accuracy: (0\.\d+)", r.stdout, re.M)
+    assert m and float(m.group(1)) >= 0.8, r.stdout

@@ -28,8 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "gRPC) and train a\nperceptron on scikit-learn's 8x8 digits with "
                     "between-graph replication: variables on\nthe ps, asynchronous updates "
                     "from both workers. The chief shows a progress bar (global\nstep, loss, "
-                    "steps/s); the demo ends with the test accuracy (about 0.97, in about "
-                    "20 s).",
+                    "steps/s); the demo ends with the test accuracy (about 0.98, in 10-20 s).",
         epilog="examples:\n"
                "  tensorfleet demo\n"
                "  tensorfleet demo --workers 3 --steps 3000\n"

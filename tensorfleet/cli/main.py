@@ -34,7 +34,7 @@ logging:
   tensorfleet logs; `launch` passes the level on to every task.
 
 getting started:
-  tensorfleet demo                                  # about 20 s, ends with the test accuracy
+  tensorfleet demo                                  # 10-20 s, ends with the test accuracy
   tensorfleet launch --ps 1 --workers 2 trainer.py  # your own between-graph trainer
 """
 

@@ -133,6 +133,9 @@ def _direct_all_reduce(g: Any, src: np.ndarray, dst: np.ndarray, reduction: str,
                        wdt: np.dtype, timeout: float) -> None:
     n, r = g.size, g.rank
     mine = src if wdt == src.dtype else src.astype(wdt)
+    if mine is src and np.shares_memory(src, dst):
+        # An in-place reduction overwrites dst before this rank's own term is added.
+        mine = src.copy()
     bufs: List[np.ndarray] = [np.empty(src.size, wdt) if p != r else mine for p in range(n)]
     _exchange(g, timeout, {p: mine for p in range(n) if p != r},
               {p: bufs[p] for p in range(n) if p != r})

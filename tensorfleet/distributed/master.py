@@ -91,7 +91,9 @@ class MasterSession:
             compiled = []
             for task, p in parts.items():
                 client = self.master.worker(task)
-                handle = client.register_graph(self.handle, p.to_plain())
+                plain = p.to_plain()
+                plain["cluster"] = self.master.cluster.as_cluster_def()
+                handle = client.register_graph(self.handle, plain)
                 self._tasks_used.add(task)
                 compiled.append((task, client, handle, list(p.feeds), list(p.fetches)))
             fed = set(feeds)

@@ -85,6 +85,7 @@ class Server:
         self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
         self._credentials = credentials
         self.worker = WorkerService(self.task, peer=self._worker_client)
+        self.worker.cluster_def = cluster.as_cluster_def()
         self.master = MasterService(self.task, cluster, self._worker_client)
         self._peers: Dict[str, Any] = {}
         self._peers_lock = threading.Lock()

@@ -9,6 +9,7 @@ and other resources live in the task's resource manager and outlive sessions.
 from __future__ import annotations
 
 import itertools
+import random
 import logging
 import threading
 import time
@@ -29,7 +30,8 @@ DEFAULT_RECV_TIMEOUT = 3600.0
 
 
 class _Registered:
-    __slots__ = ("session", "graph", "plan", "feed_names", "fetch_names", "op_states")
+    __slots__ = ("session", "graph", "plan", "feed_names", "fetch_names", "op_states",
+                 "feed_specs")
 
     def __init__(self, session: str, graph: Graph, plan: Plan, feed_names: List[str],
                  fetch_names: List[str], op_states: Dict[str, Dict[str, Any]]):
@@ -39,6 +41,12 @@ class _Registered:
         self.feed_names = feed_names
         self.fetch_names = fetch_names
         self.op_states = op_states
+        self.feed_specs = [(t.name, t.dtype, t.shape) for t in plan_feeds(graph, plan)]
+
+
+def plan_feeds(graph: Graph, plan: Plan) -> List[Any]:
+    """The feed tensors of a compiled plan, in feed order."""
+    return list(getattr(plan, "feed_tensors", []))
 
 
 def _bad(msg: str) -> errors.InvalidArgumentError:
@@ -53,12 +61,16 @@ class WorkerService:
                  recv_timeout: float = DEFAULT_RECV_TIMEOUT):
         self.task = task
         self.resources = resources if resources is not None else ResourceManager()
+        self.cluster_def: Optional[Dict[str, Any]] = None
         self.rendezvous = Rendezvous(task)
         self._peer = peer
         self.recv_timeout = recv_timeout
         self._graphs: Dict[str, _Registered] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        # A restarted task is a new incarnation: graph handles from before the restart
+        # can never name a graph registered after it.
+        self.incarnation = random.getrandbits(63)
         self.steps_run = 0
         self.started = time.time()
         # Steps running here, so an abort can also wake kernels blocked outside the
@@ -70,6 +82,12 @@ class WorkerService:
         """Imports and compiles a partition; returns its graph handle."""
         if not isinstance(plain, dict):
             raise _bad("RegisterGraph needs a dict with graph, feeds, fetches and targets")
+        theirs = plain.get("cluster")
+        if theirs is not None and self.cluster_def is not None and theirs != self.cluster_def:
+            raise errors.FailedPreconditionError(
+                None, None, f"Cluster spec mismatch: {self.task} was started with cluster "
+                f"{self.cluster_def}, but the master that contacted it uses {theirs}. Start "
+                f"every task with the same ClusterSpec.", task=self.task)
         gd = plain.get("graph")
         feeds, fetches, targets = plain.get("feeds"), plain.get("fetches"), plain.get("targets")
         if not isinstance(feeds, dict) or not isinstance(fetches, list) or \
@@ -88,7 +106,7 @@ class WorkerService:
         ops = prune(fetch_ts, target_ops, set(feed_ts))
         plan = Plan(ops, feed_ts, fetch_ts, self.resources,
                     lambda op: op_states.setdefault(op.name, {}), self)
-        handle = f"{self.task}/graph/{next(self._ids)}"
+        handle = f"{self.task}/{self.incarnation:016x}/graph/{next(self._ids)}"
         with self._lock:
             self._graphs[handle] = _Registered(str(session), graph, plan, list(feeds), fetches,
                                                op_states)
@@ -105,6 +123,14 @@ class WorkerService:
             vals = [feeds[n] for n in reg.feed_names]
         except KeyError as e:
             raise _bad(f"RunGraph is missing the feed {e.args[0]!r}") from None
+        # Feeds arrive from the network: check them against the graph before any
+        # kernel sees them.
+        for name, (_, dtype, shape), v in zip(reg.feed_names, reg.feed_specs, vals):
+            if getattr(v, "dtype", None) != dtype.np or not shape.is_compatible_with(
+                    getattr(v, "shape", ())):
+                raise _bad(f"Feed {name!r} has dtype {getattr(v, 'dtype', type(v).__name__)} "
+                           f"and shape {getattr(v, 'shape', None)}, but the graph expects "
+                           f"{dtype.name} {shape}")
         step = StepState(step_id, StepRendezvous(step_id, self.rendezvous, self._peer_of,
                                                  self.recv_timeout))
         with self._lock:

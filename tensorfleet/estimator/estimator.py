@@ -378,7 +378,8 @@ class Estimator:
         result["global_step"] = int(values["global_step"])
         logger.info("Saving dict for global step %d: %s", result["global_step"],
                     ", ".join(f"{k} = {v}" for k, v in sorted(result.items())))
-        _write_eval_summaries(self._eval_dir(name), result)
+        if self._config.save_summary_steps:
+            _write_eval_summaries(self._eval_dir(name), result)
         return result
 
     def _eval_dir(self, name: Optional[str]) -> str:

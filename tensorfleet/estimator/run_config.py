@@ -46,7 +46,8 @@ class RunConfig:
       model_dir: where checkpoints and summaries go (``TF_CONFIG``'s
         ``model_dir`` when None).
       tf_random_seed: the graph-level random seed of every graph built.
-      save_summary_steps: save summaries every this many steps.
+      save_summary_steps: save summaries every this many steps; 0 or None writes none
+        (no training summaries and no evaluation summaries).
       save_checkpoints_steps: checkpoint every this many steps; exclusive with
         ``save_checkpoints_secs``.
       save_checkpoints_secs: checkpoint every this many seconds (600 when neither

@@ -143,6 +143,7 @@ class Plan:
         self.steps = steps
         self.n_slots = len(slot)
         self.feed_slots = [slot[t] for t in feeds]
+        self.feed_tensors = list(feeds)
         self.fetch_slots = [slot[t] for t in fetches]
         self.fetch_names = [t.name for t in fetches]
         # A fetched variable reference is handed out as the variable's value.

@@ -1,0 +1,9 @@
+"""``tf.estimator``: Estimator, RunConfig from TF_CONFIG, train_and_evaluate; ``tf.metrics``."""
+
+from tensorfleet.estimator import metrics  # noqa: F401
+from tensorfleet.estimator.estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
+from tensorfleet.estimator.run_config import RunConfig, TaskType  # noqa: F401
+from tensorfleet.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
+
+__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TaskType", "TrainSpec",
+           "EvalSpec", "train_and_evaluate", "metrics"]
