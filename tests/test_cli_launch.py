@@ -202,12 +202,22 @@ EXAMPLE_LAUNCHES = [
       "--steps", "20", "--log_every", "0"], "[worker:0] test accuracy:"),
     (["--ps", "1", "--workers", "2", "-m", "tensorfleet.cli.demo_train", "--steps", "60"],
      "[worker:0] test accuracy:"),
+    (["--ps", "1", "--workers", "2", str(EXAMPLES / "trainer.py"), "--train_steps", "60",
+      "--checkpoint_dir", "{tmp}/ckpt"], '[worker:0] RESULT {"worker": 0'),
+    (["--ps", "0", "--workers", "2", "--no-flags", str(EXAMPLES / "allreduce_convnet.py"),
+      "--as_worker", "--workers", "2", "--steps", "10", "--log_every", "0"],
+     "[worker:0] test accuracy:"),
+    (["--ps", "1", "--workers", "1", "--chief", "--evaluator", "--no-flags",
+      str(EXAMPLES / "estimator_digits.py"), "--model_dir", "{tmp}/model", "--max_steps", "40",
+      "--throttle_secs", "0.5"], "[evaluator:0]"),
 ]
 
 
 @pytest.mark.parametrize("args,expected", EXAMPLE_LAUNCHES,
-                         ids=["seed_zcalc", "hello", "mlp", "mnist_convnet", "trainer"])
-def test_launch_runs_the_examples(args, expected):
+                         ids=["seed_zcalc", "hello", "mlp", "mnist_convnet", "demo_trainer",
+                              "trainer", "allreduce_convnet", "estimator_digits"])
+def test_launch_runs_the_examples(args, expected, tmp_path):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     r = _cli("launch", *args, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stdout + r.stderr
     assert expected in r.stdout, r.stdout

@@ -6,9 +6,10 @@ its arguments, the seed's ``--ps_hosts/--worker_hosts/--job_name/--task_index``
 flags. The launcher merges their output (prefixed ``[worker:0] ``) and decides
 the outcome:
 
-* every worker (and the chief) exits 0: success. Parameter servers and the
-  evaluator get a moment to exit by themselves (``join_until_workers_done``),
-  then SIGTERM, then SIGKILL after ``--grace`` seconds;
+* every worker (and the chief and evaluator, if any) exits 0: success.
+  Parameter servers get a moment to exit by themselves
+  (``join_until_workers_done``), then SIGTERM, then SIGKILL after ``--grace``
+  seconds;
 * a task exits non-zero or dies of a signal: it is restarted if it has restarts
   left (``--max-restarts``, same TF_CONFIG and port), else every other task is
   stopped and the launch fails, naming the task;
@@ -40,7 +41,7 @@ EXIT_SIGTERM = 143
 
 EXIT_CODES_HELP = """\
 exit status:
-  0    every worker (and the chief) exited 0
+  0    every worker (and the chief and evaluator, if any) exited 0
   1    a task failed (exited non-zero or was killed) and had no restarts left;
        the last line names it, e.g. "task worker:1 failed: exit code 3"
   2    bad command line, or a task could not be started
@@ -48,8 +49,9 @@ exit status:
   143  terminated by SIGTERM; every task was stopped
 """
 
-# Jobs whose success ends the launch; the others serve them.
-TRAINING_ROLES = ("chief", "worker")
+# Jobs that must exit 0 for the launch to succeed; the others (ps) serve them. The
+# evaluator of train_and_evaluate exits after evaluating the final checkpoint.
+REQUIRED_ROLES = ("chief", "worker", "evaluator")
 SERVICE_SETTLE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
 
@@ -293,7 +295,7 @@ class Launcher:
                 self.failed = f"{t.spec.name} could not start: {e}"
                 self.say(f"task {self.failed}")
                 return EXIT_USAGE
-        required = [t for t in self.tasks if t.spec.job in TRAINING_ROLES]
+        required = [t for t in self.tasks if t.spec.job in REQUIRED_ROLES]
         while True:
             if self._signal is not None:
                 name = signal.Signals(self._signal).name
@@ -333,7 +335,7 @@ class Launcher:
             time.sleep(_POLL_SECONDS)
 
     def _finish_services(self) -> None:
-        """After the workers succeeded: let ps/evaluator exit by themselves, else stop them."""
+        """After the workers succeeded: let the ps tasks exit by themselves, else stop them."""
         deadline = time.monotonic() + SERVICE_SETTLE_SECONDS
         while self.running() and time.monotonic() < deadline and self._signal is None:
             time.sleep(_POLL_SECONDS)
@@ -365,7 +367,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--chief", action="store_true",
                    help="add a chief task (job 'chief'); else worker 0 is the chief")
     p.add_argument("--evaluator", action="store_true",
-                   help="add an evaluator task (only its own TF_CONFIG lists it)")
+                   help="add an evaluator task (only its own TF_CONFIG lists it); the launch "
+                        "waits for it to exit too")
     p.add_argument("--max-restarts", type=int, default=0, metavar="K",
                    help="restart a failed task up to K times (same TF_CONFIG and port) "
                         "before failing the launch (default 0)")
@@ -430,7 +433,8 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     training = {j: a for j, a in cluster.items() if j != "evaluator"}
     launcher = Launcher(tasks, max_restarts=args.max_restarts, grace=args.grace)
-    summary = ", ".join(f"{len(a)} {j}" for j, a in cluster.items())
+    summary = ", ".join(f"{len(a)} {j}{'s' if j == 'worker' and len(a) > 1 else ''}"
+                        for j, a in cluster.items())
     first = training.get("chief", training.get("worker"))[0]
     launcher.say(f"{summary}: " + " ".join(f"{t.name}={t.address}" for t in tasks))
     launcher.say(f"watch it with: tensorfleet status grpc://{first}")

@@ -208,6 +208,9 @@ class RingGroup(_g.Group):
             # The silent peer may itself be waiting on a dead rank further up the ring.
             # Give its own verdict a moment to arrive and, if it names another
             # rank, blame that one instead.
+            # Tell the others at once: a rank waiting on this one learns who is silent.
+            self.link.send_abort({"culprit": culprit, "code": code, "message": message,
+                                  "reporter": self._rank})
             grace = min(max(self.timeout * 0.5, 0.5), 5.0)
             for ab in self.link.poll_aborts(grace):
                 c = ab.payload.get("culprit")

@@ -200,8 +200,8 @@ class Dataset:
         """
         leaves = [_as_leaf(x) for x in flatten(tensors)]
         specs = [_leaf_spec(leaf, sliced=True) for leaf in leaves]
-        firsts = {int(d) for d in (as_shape(leaf.shape)[0].value if isinstance(leaf, Tensor)
-                                   else leaf.shape[0] for leaf in leaves) if d is not None}
+        firsts = {d for d in (as_shape(leaf.shape).as_list()[0] for leaf in leaves)
+                  if d is not None}
         if len(firsts) > 1:
             raise errors.InvalidArgumentError(None, None, f"Dataset.from_tensor_slices: all "
                                               f"components need the same first dimension, got "

@@ -393,6 +393,9 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
         all_hooks.append(saver_hooks.CheckpointSaverHook(
             checkpoint_dir, save_steps=save_checkpoint_steps, save_secs=save_checkpoint_secs,
             scaffold=scaffold))
+        # SIGTERM then ends training after the current step with a final checkpoint.
+        from tensorfleet.training.signal_hooks import StopOnSignalHook
+        all_hooks.append(StopOnSignalHook())
     all_hooks.extend(hooks or [])
     return MonitoredSession(session_creator=creator, hooks=all_hooks,
                             stop_grace_period_secs=stop_grace_period_secs)
