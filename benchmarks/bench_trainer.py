@@ -155,10 +155,10 @@ def run_worker(tf: Any, flags: argparse.Namespace, cluster: Any, server: Any,
             times.append(time.time() - t0)
             steps.append(int(gs))
             last_loss = lv
+            if len(times) == 1:
+                first_loss = float(lv)
             if len(times) == flags.warmup:
                 _line(f"WARM {times[-1]:.6f} {int(gs)}")
-            elif len(times) == 1:
-                first_loss = float(lv)
         _line("REPORT " + json.dumps({
             "task": flags.task_index, "ready": round(ready, 4), "steps": len(times),
             "t": [round(v, 5) for v in times], "gs": steps,

@@ -367,3 +367,33 @@ def test_partitioned_variable_saved_part_by_part(tmp_path):
         sess.run(tf.global_variables_initializer())
         prefix = saver.save(sess, str(tmp_path / "m"))
     assert cm.list_variables(prefix) == [("emb/part_0", [3, 2]), ("emb/part_1", [3, 2])]
+
+
+def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatch):
+    """Saving the same step twice, with a crash before the second index is written,
+    leaves the first checkpoint intact and loadable."""
+    from tensorfleet.training import checkpoint_management as cm
+    v = tf.Variable([1.0, 2.0], name="resaved")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        prefix = saver.save(sess, str(tmp_path / "m"), global_step=7)
+        sess.run(v.assign([5.0, 6.0]))
+
+        def crash(index):
+            raise OSError("disk full")
+        monkeypatch.setattr(cm, "write_index", crash)
+        with pytest.raises(Exception):
+            saver.save(sess, str(tmp_path / "m"), global_step=7)
+        monkeypatch.undo()
+        sess.run(v.assign([0.0, 0.0]))
+        saver.restore(sess, prefix)
+        np.testing.assert_allclose(sess.run(v), [1.0, 2.0])
+        # A successful re-save replaces it and leaves no stray shards behind.
+        sess.run(v.assign([3.0, 4.0]))
+        assert saver.save(sess, str(tmp_path / "m"), global_step=7) == prefix
+        sess.run(v.assign([0.0, 0.0]))
+        saver.restore(sess, prefix)
+        np.testing.assert_allclose(sess.run(v), [3.0, 4.0])
+    shards = [f for f in os.listdir(tmp_path) if f.endswith(".safetensors")]
+    assert len(shards) == 1 + 1, shards  # the resaved shard and the crashed save's orphan

@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -276,16 +277,35 @@ class Saver:
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if self._is_empty:
             return None
-        results = sess.run([g.save_out for g in self._groups], {self._filename_tensor: prefix})
+        # Saving again to a prefix that already has a checkpoint (the same step twice)
+        # must not overwrite the shards its index names: a crash before the new index
+        # is in place would leave neither checkpoint loadable. New shards get a
+        # distinct name; the old ones are removed once the new index is written.
+        old_shards: List[str] = []
+        shard_prefix = prefix
+        if os.path.exists(cm.index_path(prefix)):
+            try:
+                old_shards = list(cm.read_index(prefix).shards)
+            except errors.OpError:
+                old_shards = []
+            shard_prefix = f"{prefix}.{secrets.token_hex(4)}"
+        results = sess.run([g.save_out for g in self._groups],
+                           {self._filename_tensor: shard_prefix})
         shards: Dict[str, Dict[str, Any]] = {}
         tensors: Dict[str, Dict[str, Any]] = {}
         n = len(self._groups)
         for i, (sha, size, layout) in enumerate(results):
-            fname = os.path.basename(shard_filename(prefix, i, n))
+            fname = os.path.basename(shard_filename(shard_prefix, i, n))
             shards[fname] = {"sha256": as_text(sha), "size": int(size)}
             for name, entry in json.loads(as_text(layout)).items():
                 tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
         cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
+        for f in old_shards:
+            if f not in shards:
+                try:
+                    os.remove(os.path.join(os.path.dirname(prefix), f))
+                except OSError:
+                    pass
         if write_state:
             self._record_last_checkpoint(prefix)
             recorded = self._last_checkpoints or [(prefix, time.time())]
