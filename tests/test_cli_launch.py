@@ -63,7 +63,7 @@ def _env():
     return env
 
 
-def _cli(*args, timeout=90, **kw):
+def _cli(*args, timeout=180, **kw):
     return subprocess.run([sys.executable, "-m", "tensorfleet.cli.main", *args], env=_env(),
                           capture_output=True, text=True, timeout=timeout, **kw)
 

@@ -128,3 +128,21 @@ def test_three_task_cluster_with_ps():
         total = tf.add_n(outs)
         with tf.Session(c.target("worker", 1)) as sess:
             assert sess.run(total) == 15.0 * 3
+
+
+def test_random_op_state_survives_new_fetch_lists(two_tasks):
+    """A seeded random op on a remote task continues its sequence when a step fetches
+    something else too (a new partition is registered for that fetch list)."""
+    tf.set_random_seed(3)
+    with tf.device("/job:local/task:1"):
+        r = tf.random_uniform([4], seed=5)
+        other = tf.constant(1.0)
+    with tf.Session(two_tasks.target("local", 0)) as sess:
+        a = sess.run(r)
+        b, _ = sess.run([r, other])
+    tf.reset_default_graph()
+    tf.set_random_seed(3)
+    r2 = tf.random_uniform([4], seed=5)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(r2), a)
+        np.testing.assert_array_equal(sess.run(r2), b)

@@ -163,7 +163,7 @@ def _elementwise_problem(g: Graph, inputs: List[Tensor], outputs: List[Tensor]) 
                     return (f"{op.type} ({op.name}), which broadcasts a rank-{rank} operand "
                             f"to rank {out_rank}")
         elif op.type == "OneHot" and op.attrs.get("axis", -1) == -1 and \
-                from_element == [op.inputs[0]]:
+                len(from_element) == 1 and from_element[0] is op.inputs[0]:
             pass
         else:
             return f"the op {op.type} ({op.name})"

@@ -66,6 +66,7 @@ class WorkerService:
         self._peer = peer
         self.recv_timeout = recv_timeout
         self._graphs: Dict[str, _Registered] = {}
+        self._session_states: Dict[str, Dict[str, Dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         # A restarted task is a new incarnation: graph handles from before the restart
@@ -102,7 +103,11 @@ class WorkerService:
             target_ops = [graph.get_operation_by_name(n) for n in targets]
         except (KeyError, ValueError, TypeError) as e:
             raise _bad(f"RegisterGraph names an unknown tensor or op: {e}") from None
-        op_states: Dict[str, Dict[str, Any]] = {}
+        # Kernel state (random generators, dropout masks' RNG) belongs to the session,
+        # not to one registered partition: a session registers a new partition for
+        # every distinct fetch list, and a random op must not restart its sequence.
+        with self._lock:
+            op_states = self._session_states.setdefault(str(session), {})
         ops = prune(fetch_ts, target_ops, set(feed_ts))
         plan = Plan(ops, feed_ts, fetch_ts, self.resources,
                     lambda op: op_states.setdefault(op.name, {}), self)
@@ -178,6 +183,7 @@ class WorkerService:
 
     def cleanup_session(self, session: str) -> None:
         with self._lock:
+            self._session_states.pop(session, None)
             for h in [h for h, r in self._graphs.items() if r.session == session]:
                 del self._graphs[h]
 
@@ -186,6 +192,7 @@ class WorkerService:
         self.resources.clear(containers or None)
         with self._lock:
             self._graphs.clear()
+            self._session_states.clear()
 
     def ping(self, timeout: float) -> Dict[str, Any]:
         return {"task": self.task}
