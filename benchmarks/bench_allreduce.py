@@ -59,10 +59,19 @@ def _free_ports(n: int) -> List[int]:
 # ----------------------------------------------------------------------------- workers
 
 
+def _ring_options() -> Dict[str, int]:
+    """RingGroup tuning from the environment (for experiments; defaults otherwise)."""
+    out = {}
+    for env, key in (("BENCH_CHUNK_BYTES", "chunk_bytes"), ("BENCH_SOCKET_BUFFER", "buffer_bytes")):
+        if os.environ.get(env):
+            out[key] = int(os.environ[env])
+    return out
+
+
 def _tensorfleet_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int) -> Dict:
     import numpy as np
     from tensorfleet.collectives import RingGroup
-    group = RingGroup([f"127.0.0.1:{p}" for p in ports], rank, "bench", timeout=60, chunk_bytes=int(os.environ.get("CB", 1 << 20)))
+    group = RingGroup([f"127.0.0.1:{p}" for p in ports], rank, "bench", timeout=60, **_ring_options())
     x = np.full(size_mib * MIB // 4, rank + 1, np.float32)
     out = np.empty_like(x)
     times = []

@@ -105,8 +105,9 @@ def test_chief_gets_the_standard_hooks(tmp_path):
                                    save_checkpoint_steps=5, hooks=[bh.StopAtStepHook(1)])
     types = [type(h) for h in mon._hooks]
     mon.close()
+    from tensorfleet.training.signal_hooks import StopOnSignalHook
     assert types == [StepAtCreation, sh.StepCounterHook, sh.SummarySaverHook,
-                     sh.CheckpointSaverHook, bh.StopAtStepHook]
+                     sh.CheckpointSaverHook, StopOnSignalHook, bh.StopAtStepHook]
     tf.reset_default_graph()
     _model()
     mon = MonitoredTrainingSession(save_checkpoint_secs=None, log_step_count_steps=0,

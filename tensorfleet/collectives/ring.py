@@ -116,12 +116,13 @@ class RingGroup(_g.Group):
       connect_timeout: how long to wait for every rank to connect.
       chunk_bytes: pipelining granularity of the ring.
       small_bytes: tensors up to this size take the direct (one latency) path.
+      buffer_bytes: fixed socket buffer size (None lets the kernel tune it).
     """
 
     def __init__(self, addresses: Sequence[str], rank: int, name: str = "default", *,
                  token: Optional[str] = None, timeout: float = _g.DEFAULT_TIMEOUT,
                  connect_timeout: float = 120.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-                 small_bytes: int = DEFAULT_SMALL_BYTES):
+                 small_bytes: int = DEFAULT_SMALL_BYTES, buffer_bytes: Optional[int] = None):
         addrs, self._rank = _g.check_peers(addresses, rank)
         self._size = len(addrs)
         self.name = name
@@ -135,7 +136,8 @@ class RingGroup(_g.Group):
         self._seq = 0
         self._closed = False
         self.link = TcpLink(addrs, self._rank, name, token=token,
-                            connect_timeout=connect_timeout, is_failed=self._failed)
+                            connect_timeout=connect_timeout, is_failed=self._failed,
+                            buffer_bytes=buffer_bytes)
         self._ops: "queue.Queue[Optional[Tuple[Callable[[int], Any], concurrent.futures.Future]]]" \
             = queue.Queue()
         self._sender = _Sender(f"tf-coll-send-{name}-{rank}")

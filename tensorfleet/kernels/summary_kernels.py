@@ -24,7 +24,10 @@ HISTOGRAM_BUCKETS = 30
 @functools.lru_cache(maxsize=None)
 def protos() -> Any:
     """The tensorboardX protobuf modules: ``(summary_pb2, tensor_pb2, tensor_shape_pb2)``."""
-    from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
+    from tensorfleet.ops.tbx_loader import tbx_module
+    summary_pb2 = tbx_module("proto.summary_pb2")
+    tensor_pb2 = tbx_module("proto.tensor_pb2")
+    tensor_shape_pb2 = tbx_module("proto.tensor_shape_pb2")
     return summary_pb2, tensor_pb2, tensor_shape_pb2
 
 

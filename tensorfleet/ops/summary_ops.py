@@ -16,6 +16,7 @@ import re
 from typing import Any, List, Optional, Sequence
 
 from tensorfleet import dtypes as _dtypes
+from tensorfleet.ops.tbx_loader import tbx_module
 from tensorfleet.framework.graph import (
     Graph,
     GraphKeys,
@@ -142,9 +143,8 @@ _PROTO_CLASSES: dict = {
 
 def proto_class(name: str) -> Any:
     """The TensorBoard protobuf class ``name`` (``Summary``, ``Event``, ...)."""
-    import importlib
     module, attr = _PROTO_CLASSES[name]
-    return getattr(importlib.import_module(f"tensorboardX.proto.{module}"), attr)
+    return getattr(tbx_module(f"proto.{module}"), attr)
 
 
 def __getattr__(name: str) -> Any:

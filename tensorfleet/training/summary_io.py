@@ -26,6 +26,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.ops.summary_ops import proto_class
+from tensorfleet.ops.tbx_loader import tbx_module
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,9 @@ def _as_summary(summary: Any) -> Any:
 def graph_def_proto(graph: Any) -> Any:
     """A TensorBoard ``GraphDef`` of ``graph``: names, op types, inputs and devices,
     enough for TensorBoard's graph view (attrs are left out)."""
-    from tensorboardX.proto import graph_pb2, node_def_pb2, versions_pb2
+    graph_pb2 = tbx_module("proto.graph_pb2")
+    node_def_pb2 = tbx_module("proto.node_def_pb2")
+    versions_pb2 = tbx_module("proto.versions_pb2")
 
     nodes = []
     for op in graph.get_operations():
@@ -105,7 +108,7 @@ class FileWriter:
             self.add_graph(graph)
 
     def _open(self) -> None:
-        from tensorboardX.record_writer import RecordWriter
+        RecordWriter = tbx_module("record_writer").RecordWriter
 
         os.makedirs(self._logdir, exist_ok=True)
         self._path = _event_file_path(self._logdir, self._suffix)
@@ -250,7 +253,7 @@ class FileWriterCache:
 
 
 def _masked_crc(data: bytes) -> int:
-    from tensorboardX.record_writer import masked_crc32c
+    masked_crc32c = tbx_module("record_writer").masked_crc32c
     return masked_crc32c(data)
 
 
