@@ -59,6 +59,13 @@ def _free_ports(n: int) -> List[int]:
 # ----------------------------------------------------------------------------- workers
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) this process has used, all threads."""
+    import resource
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _ring_options() -> Dict[str, int]:
     """RingGroup tuning from the environment (for experiments; defaults otherwise)."""
     out = {}
@@ -76,15 +83,18 @@ def _tensorfleet_worker(rank: int, n: int, ports: List[int], size_mib: int, iter
     out = np.empty_like(x)
     times = []
     for i in range(iters + 2):
+        if i == 2:
+            cpu0 = _cpu()
         group.barrier()
         t0 = time.perf_counter()
         group.all_reduce(x, out=out)
         dt = time.perf_counter() - t0
         if i >= 2:
             times.append(dt)
+    cpu = (_cpu() - cpu0) / iters
     ok = bool(out[0] == n * (n + 1) / 2 and out[-1] == out[0])
     group.close()
-    return {"times": times, "ok": ok}
+    return {"times": times, "ok": ok, "cpu": cpu}
 
 
 def _gloo_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int) -> Dict:
@@ -95,6 +105,8 @@ def _gloo_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int)
     x = torch.full((size_mib * MIB // 4,), float(rank + 1), dtype=torch.float32)
     times = []
     for i in range(iters + 2):
+        if i == 2:
+            cpu0 = _cpu()
         y = x.clone()
         dist.barrier()
         t0 = time.perf_counter()
@@ -102,9 +114,10 @@ def _gloo_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int)
         dt = time.perf_counter() - t0
         if i >= 2:
             times.append(dt)
+    cpu = (_cpu() - cpu0) / iters
     ok = bool(y[0].item() == n * (n + 1) / 2)
     dist.destroy_process_group()
-    return {"times": times, "ok": ok}
+    return {"times": times, "ok": ok, "cpu": cpu}
 
 
 def _fusion_worker(rank: int, n: int, ports: List[int], fused: bool, steps: int) -> Dict:

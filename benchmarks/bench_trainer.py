@@ -160,7 +160,8 @@ def run_worker(tf: Any, flags: argparse.Namespace, cluster: Any, server: Any,
             if len(times) == flags.warmup:
                 _line(f"WARM {times[-1]:.6f} {int(gs)}")
         _line("REPORT " + json.dumps({
-            "task": flags.task_index, "ready": round(ready, 4), "steps": len(times),
+            "task": flags.task_index, "version": framework_version(tf),
+            "ready": round(ready, 4), "steps": len(times),
             "t": [round(v, 5) for v in times], "gs": steps,
             "first_loss": first_loss,
             "last_loss": None if last_loss is None else float(last_loss)}))
@@ -316,7 +317,8 @@ def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,
     window_start = max(warm) if len(warm) == 2 else float("inf")
     rate, gsteps, seconds = steady_rate(chief, window_start)
     record: Dict[str, Any] = {
-        "framework": args.framework, "case": args.case, "threads": args.threads,
+        "framework": args.framework, "version": chief.get("version", "unknown"),
+        "case": args.case, "threads": args.threads,
         "last_step": args.last_step, "warmup": args.warmup,
         "steps_per_s": rate, "window_global_steps": gsteps, "window_s": seconds,
         "first_loss": chief["first_loss"], "chief_last_loss": chief["last_loss"],
@@ -400,9 +402,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     if args.mode == "task":
         return run_task(args)
-    record = drive(args)
-    record["version"] = framework_version(load_framework(args.framework))
-    emit(record)
+    emit(drive(args))
     return 0
 
 

@@ -12,7 +12,7 @@ virtual environment, ``benchmarks/.venv-tf``, created on first use with
 ``python -m venv`` and ``pip install tensorflow-cpu numpy scikit-learn``, or in the
 interpreter given by ``--tf-python``.
 
-Suites are subcommands (``local``, ``cluster``); a new suite is a ``Suite`` entry in
+Suites are subcommands (``local``, ``cluster``, ``trainer``); a new suite is a ``Suite`` entry in
 ``SUITES`` whose cases name a program and its arguments.
 
 Usage::
@@ -20,6 +20,7 @@ Usage::
     python benchmarks/harness.py setup
     python benchmarks/harness.py local [--repeats 5] [--cases empty,mlp,convnet] [--markdown]
     python benchmarks/harness.py cluster [--repeats 5] [--cases mean_step,fetch64mb]
+    python benchmarks/harness.py trainer [--repeats 3] [--cases trainer_async,trainer_sync]
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def absolute_under_us(limit_us: float) -> Goal:
     return Goal(f"tensorfleet < {limit_us:g} us", lambda s, _r: s * 1e6 < limit_us, False)
 
 
+def absolute_under_s(limit_s: float) -> Goal:
+    """Goal: tensorfleet's median figure (a wall time) is below ``limit_s`` seconds."""
+    return Goal(f"tensorfleet < {limit_s:g} s", lambda s, _r: s < limit_s, False)
+
+
+def rate_at_least_tf() -> Goal:
+    """Goal for a rate case: tensorfleet's steps/s at least TensorFlow's (time ratio <= 1)."""
+    return Goal("steps/s >= TF's", lambda _s, ratio: ratio <= 1.0, True)
+
+
 @dataclass(frozen=True)
 class Case:
     """One row of a suite: a program, its arguments, how to show its figure."""
@@ -77,7 +88,7 @@ class Case:
     name: str
     script: str
     argv: Tuple[str, ...]
-    unit: str  # "us", "ms" or "GB/s"
+    unit: str  # "us", "ms", "GB/s", "steps/s" (median_s is s per step) or "s"
     goal: Optional[Goal] = None
     timeout_s: float = 600.0
 
@@ -98,6 +109,12 @@ def _cluster(name: str, case: str, client: str, unit: str) -> Case:
     return Case(name, "bench_cluster.py", ("run", "--case", case, "--client", client), unit)
 
 
+def _trainer(name: str, case: str, threads: str, goal: Optional[Goal]) -> Case:
+    unit = "s" if case == "sync_job" else "steps/s"
+    return Case(name, "bench_trainer.py", ("run", "--case", case, "--threads", threads),
+                unit, goal)
+
+
 SUITES: Dict[str, Suite] = {
     "local": Suite("single-process programs: empty step, MLP and conv net training steps", (
         _local("empty", "us", absolute_under_us(50)),
@@ -109,6 +126,13 @@ SUITES: Dict[str, Suite] = {
         _cluster("fetch64mb", "fetch64mb", "separate", "GB/s"),
         _cluster("mean_step_in_task0", "mean_step", "in-task0", "ms"),
         _cluster("fetch64mb_in_task0", "fetch64mb", "in-task0", "GB/s"),
+    )),
+    "trainer": Suite("the seed trainer, 1 ps + 2 workers in subprocesses, async and sync", (
+        _trainer("trainer_async", "async", "default", rate_at_least_tf()),
+        _trainer("trainer_sync", "sync", "default", rate_at_least_tf()),
+        _trainer("trainer_sync_job", "sync_job", "default", absolute_under_s(30)),
+        _trainer("trainer_async_1thread", "async", "1", None),
+        _trainer("trainer_sync_1thread", "sync", "1", None),
     )),
 }
 
@@ -220,7 +244,8 @@ def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
                     continue
                 try:
                     outcome.records.append(run_once(pythons[fw], fw, case, extra))
-                    status = f"{outcome.records[-1]['median_s'] * 1e3:.3f} ms"
+                    status = _show(case, outcome.records[-1]["median_s"],
+                                   outcome.records[-1])
                 except RuntimeError as exc:
                     outcome.error = str(exc)
                     status = f"failed: {exc}"
@@ -233,15 +258,37 @@ def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
 # Reporting.
 # ---------------------------------------------------------------------------
 
+def _show(case: Case, seconds: float, record: dict) -> str:
+    """A time in the case's unit; ``record`` supplies the byte count of GB/s cases."""
+    if case.unit == "GB/s":
+        return f"{record['bytes'] / 1e9 / seconds:.3f} GB/s"
+    if case.unit == "steps/s":
+        return f"{1.0 / seconds:.1f} steps/s"
+    if case.unit == "s":
+        return f"{seconds:.1f} s"
+    scale = {"us": 1e6, "ms": 1e3}[case.unit]
+    return f"{seconds * scale:.{1 if case.unit == 'us' else 3}f} {case.unit}"
+
+
+def _capped(outcome: Outcome) -> bool:
+    """True when the median run hit its time cap, so the figure is only a lower bound."""
+    seconds = outcome.median_s()
+    return seconds is not None and any(
+        not r.get("finished", True) and r.get("cap_s") == seconds for r in outcome.records)
+
+
 def _figure(case: Case, outcome: Outcome) -> str:
     """One framework's cell: the median in the case's unit, or why there is none."""
     seconds = outcome.median_s()
     if seconds is None:
         return "failed (see below)" if outcome.error else "not measured"
-    if case.unit == "GB/s":
-        return f"{outcome.records[0]['bytes'] / 1e9 / seconds:.3f} GB/s"
-    scale = {"us": 1e6, "ms": 1e3}[case.unit]
-    return f"{seconds * scale:.{1 if case.unit == 'us' else 3}f} {case.unit}"
+    text = _show(case, seconds, outcome.records[0])
+    unfinished = sum(1 for r in outcome.records if not r.get("finished", True))
+    if unfinished:
+        # A job that hit the cap counts as the cap; say so rather than hide it.
+        text = (">" if _capped(outcome) else "") + text + (
+            f" ({unfinished}/{len(outcome.records)} did not finish)")
+    return text
 
 
 def table_rows(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> List[List[str]]:
@@ -255,8 +302,9 @@ def table_rows(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) ->
         if case.goal is not None and a is not None and (ratio is not None
                                                         or not case.goal.needs_ratio):
             met = "yes" if case.goal.check(a, ratio if ratio is not None else 0.0) else "no"
+        bound = "<" if _capped(theirs) and not _capped(mine) else ""
         rows.append([case.name, _figure(case, mine), _figure(case, theirs),
-                     f"{ratio:.2f}" if ratio is not None else "-",
+                     f"{bound}{ratio:.2f}" if ratio is not None else "-",
                      case.goal.text if case.goal else "none set", met])
     return rows
 
@@ -284,6 +332,14 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
             if results[case.name][fw].error:
                 notes.append(f"{case.name}: {LABELS[fw]} failed: {results[case.name][fw].error}")
         recs = {fw: results[case.name][fw].records for fw in FRAMEWORKS}
+        for fw in FRAMEWORKS:
+            # Multi-process cases say when each task got ready, stepped and exited;
+            # the median run's account explains a figure such as a job's wall time.
+            timed = sorted((r for r in recs[fw] if "phase_note" in r),
+                           key=lambda r: r["median_s"])
+            if timed:
+                notes.append(f"{case.name} ({LABELS[fw]}, median run, seconds from "
+                             f"launch): {timed[len(timed) // 2]['phase_note']}")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]

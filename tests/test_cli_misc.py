@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tensorfleet.cli import logs
+from tensorfleet import logs
 from tensorfleet.cli.main import build_parser
 from tensorfleet.cli.output import PrefixWriter
 
@@ -71,7 +71,7 @@ def test_log_level_from_flag_and_environment(monkeypatch):
     monkeypatch.setenv(logs.ENV, "DEBUG")
     assert logs.configure_from_env() == logging.DEBUG
     # Configuring twice does not duplicate the handler.
-    assert sum(h.get_name() == "tensorfleet-cli"
+    assert sum(h.get_name() == "tensorfleet-log"
                for h in logging.getLogger("tensorfleet").handlers) == 1
     monkeypatch.setenv(logs.ENV, "loud")
     assert logs.configure_from_env() is None

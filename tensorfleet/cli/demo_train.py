@@ -23,7 +23,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numpy as np
 
 import tensorfleet as tf
-from tensorfleet.cli.logs import configure_from_env
+from tensorfleet.logs import configure_from_env
 
 logger = logging.getLogger("tensorfleet.demo")
 

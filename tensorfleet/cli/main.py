@@ -13,7 +13,8 @@ import argparse
 import sys
 from typing import List, Optional
 
-from tensorfleet.cli import demo, k8s, launch, logs, server_cmd, status
+from tensorfleet import logs
+from tensorfleet.cli import demo, k8s, launch, server_cmd, status
 
 DESCRIPTION = """\
 tensorfleet: distributed TensorFlow 1.x programs in Python (`import tensorfleet as tf`).

@@ -43,16 +43,21 @@ class RemoteWorker:
         self.task = task
 
     def _call(self, method: str, header: Dict[str, Any], tensors: Sequence[Any] = (),
-              timeout: float = CONTROL_TIMEOUT) -> Tuple[Dict[str, Any], List[Any]]:
+              timeout: float = CONTROL_TIMEOUT,
+              wait_for_ready: bool = False) -> Tuple[Dict[str, Any], List[Any]]:
         try:
-            return self.client.call(method, header, list(tensors), timeout=timeout)
+            return self.client.call(method, header, list(tensors), timeout=timeout,
+                                    wait_for_ready=wait_for_ready)
         except errors.OpError as e:
             if e.task is None:
                 e.task = self.task
             raise
 
     def register_graph(self, session: str, plain: Dict[str, Any]) -> str:
-        h, _ = self._call("RegisterGraph", {"session": session, "partition": plain})
+        # Tasks of a cluster start in any order: the first contact waits (up to the
+        # control deadline) for the peer to come up, as TensorFlow's CreateSession does.
+        h, _ = self._call("RegisterGraph", {"session": session, "partition": plain},
+                          wait_for_ready=True)
         return h["handle"]
 
     def run_graph(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Dict[str, Any]:

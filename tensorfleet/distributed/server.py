@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.logs import configure_from_env
 from tensorfleet.distributed import protocol
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.master import MasterService
@@ -71,6 +72,7 @@ class Server:
                  task_index: Optional[int] = None, protocol: Optional[str] = None,
                  config: Optional[ConfigProto] = None, start: bool = True,
                  token: Optional[str] = None, credentials: Any = None):
+        configure_from_env()  # TENSORFLEET_LOG_LEVEL reaches every task's own logs
         cluster, job, idx, proto = _resolve(server_or_cluster_def, job_name, task_index)
         proto = protocol or proto
         if proto not in ("grpc", "grpc+verbs", "grpc+mpi"):

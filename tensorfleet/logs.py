@@ -17,7 +17,8 @@ ENV = "TENSORFLEET_LOG_LEVEL"
 LEVELS = ("debug", "info", "warning", "error", "critical")
 DEFAULT_LEVEL = "warning"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_HANDLER_NAME = "tensorfleet-cli"
+_HANDLER_NAME = "tensorfleet-log"
+_applied: Optional[str] = None
 
 
 def parse_level(value: Union[str, int, None]) -> int:
@@ -65,11 +66,13 @@ def configure_from_env() -> Optional[int]:
     """Applies ``$TENSORFLEET_LOG_LEVEL`` if it is set; does nothing otherwise.
 
     An invalid value is reported once on stderr and ignored, never raised: this
-    runs at import time in programs that did not ask for it.
+    runs when a program creates its first server, whether or not it asked for it.
     """
+    global _applied
     raw = os.environ.get(ENV)
-    if not raw:
+    if not raw or raw == _applied:
         return None
+    _applied = raw
     try:
         return configure_logging(raw)
     except ValueError as e:
