@@ -78,7 +78,8 @@ def _ring_options() -> Dict[str, int]:
 def _tensorfleet_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int) -> Dict:
     import numpy as np
     from tensorfleet.collectives import RingGroup
-    group = RingGroup([f"127.0.0.1:{p}" for p in ports], rank, "bench", timeout=60, **_ring_options())
+    group = RingGroup([f"127.0.0.1:{p}" for p in ports], rank, "bench", timeout=60,
+                      **_ring_options())
     x = np.full(size_mib * MIB // 4, rank + 1, np.float32)
     out = np.empty_like(x)
     times = []

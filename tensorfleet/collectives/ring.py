@@ -31,7 +31,7 @@ import concurrent.futures
 import logging
 import queue
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -207,10 +207,10 @@ class RingGroup(_g.Group):
         culprit = self._culprit_of(e) if culprit is None else culprit
         code, message = e.error_code, e.message
         if isinstance(e, errors.DeadlineExceededError) and culprit != self._rank:
-            # The silent peer may itself be waiting on a dead rank further up the ring.
-            # Give its own verdict a moment to arrive and, if it names another
-            # rank, blame that one instead.
-            # Tell the others at once: a rank waiting on this one learns who is silent.
+            # The silent peer may itself be waiting on a dead rank further up the
+            # ring. Tell every peer at once whom this rank suspects (a rank waiting
+            # on this one then learns it too), then give the suspect's own verdict
+            # a moment to arrive: if it names another rank, blame that one instead.
             self.link.send_abort({"culprit": culprit, "code": code, "message": message,
                                   "reporter": self._rank})
             grace = min(max(self.timeout * 0.5, 0.5), 5.0)
@@ -375,14 +375,10 @@ class RingGroup(_g.Group):
         if self._closed:
             return
         self._closed = True
-        done = self._submit_stop()
+        self._ops.put(None)
         self._worker.join(max(5.0, self.timeout))
         self._sender.stop()
         self.link.close()
-        del done
-
-    def _submit_stop(self) -> None:
-        self._ops.put(None)
 
 
 __all__ = ["RingGroup", "DEFAULT_CHUNK_BYTES", "DEFAULT_SMALL_BYTES"]
