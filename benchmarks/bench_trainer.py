@@ -24,11 +24,13 @@ lines, and stops them by pid.  Cases:
 For ``async`` and ``sync`` the steady window starts once *both* workers have done
 ``--warmup`` steps (TensorFlow's non-chief worker may sleep up to 30 s before its
 first step, so the chief's own 50th step would time one worker alone) and lasts
-``--measure-seconds``; the driver then sends SIGUSR1, the workers leave their loop
-at the next step and report.  The rate is the global step delta over the chief's
-wall time in that window.  ``--threads 1`` gives every session and server a
-``ConfigProto`` with one intra-op and one inter-op thread; by default both
-frameworks keep their own defaults.
+``--measure-seconds``; the driver then sends SIGUSR1 to the chief, which leaves its
+loop at the next step and reports, and then to worker 1 (in that order: in sync
+training a worker 1 that stopped first would leave the chief's step waiting
+forever).  The rate is the global step delta over the chief's wall time in that
+window.  ``--threads 1`` gives every session and server a ``ConfigProto`` with one
+intra-op and one inter-op thread; by default both frameworks keep their own
+defaults.
 
 The ps calls ``server.join()`` (TensorFlow) or ``tf.train.join_until_workers_done``
 (tensorfleet, where it exists), but the driver always kills it once the workers
@@ -238,7 +240,12 @@ class Task:
 
 
 def wait_until(cond: Any, tasks: List[Task], deadline: float) -> bool:
-    """Waits until ``cond()`` holds or the deadline passes; fails fast on a dead task."""
+    """Waits until ``cond()`` holds or the deadline passes.
+
+    Fails fast if one of ``tasks`` died with an error; tasks the driver has already
+    signalled are left out of ``tasks`` by the caller, since a process that receives
+    SIGUSR1 while its interpreter is shutting down dies of it.
+    """
     while not cond():
         for task in tasks:
             if task.proc.poll() is not None and task.proc.returncode != 0:
@@ -290,14 +297,17 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
                               start + args.timeout):
                 raise RuntimeError(f"workers not warm after {args.timeout:.0f}s")
             time.sleep(args.measure_seconds)
-            for w in workers:
-                if w.proc.poll() is None:
-                    os.kill(w.proc.pid, signal.SIGUSR1)
-            if not wait_until(lambda: "REPORT" in workers[0].lines, tasks,
+            # The chief first, alone: a sync step needs both workers' gradients, so a
+            # worker 1 that left its loop first would leave the chief's step hanging.
+            os.kill(workers[0].proc.pid, signal.SIGUSR1)
+            if not wait_until(lambda: "REPORT" in workers[0].lines, tasks[::2],
                               time.monotonic() + 60):
                 raise RuntimeError("the chief did not report within 60 s of SIGUSR1")
-            # The other worker may be blocked in a sync step that never completes.
-            wait_until(lambda: "REPORT" in workers[1].lines, tasks, time.monotonic() + 3)
+            # Worker 1's report only fills in its phases; in sync mode it may be
+            # blocked in a step that will never complete, so it gets a short grace.
+            if workers[1].proc.poll() is None:
+                os.kill(workers[1].proc.pid, signal.SIGUSR1)
+            wait_until(lambda: "REPORT" in workers[1].lines, [], time.monotonic() + 3)
         wall = time.time() - t0
     finally:
         for task in tasks:

@@ -8,7 +8,7 @@ import pytest
 
 import tensorfleet as tf
 from tensorfleet.ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
-from tensorfleet.runtime.accumulators import (ConditionalAccumulatorResource,
+from tensorfleet.kernels.accumulator_resources import (ConditionalAccumulatorResource,
                                               SparseConditionalAccumulatorResource)
 from tensorfleet.runtime.resource_mgr import ResourceManager
 

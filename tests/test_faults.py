@@ -48,7 +48,7 @@ TRAINER = textwrap.dedent('''
     p.add_argument("--lr", type=float, default=0.05)
     a, _ = p.parse_known_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stdout,
-                        format="%(levelname)s %(name)s: %(message)s")
+                        format="%(created).3f %(levelname)s %(name)s: %(message)s")
 
     # Test-only: hang between writing the shards of a checkpoint and writing its index,
     # so that the test can kill the chief in the middle of a save.
@@ -289,3 +289,192 @@ def fault_cluster(tmp_path):
     finally:
         for c in made:
             c.stop_all()
+
+
+# ------------------------------------------------------------------------------------------
+# helpers over the logs
+
+_TIME = re.compile(r"^(\d+\.\d+) ", re.M)
+
+
+def first_line_after(text: str, pattern: str, after: int = 0) -> Optional[re.Match]:
+    """The first match of ``pattern`` (a line regex) at or after offset ``after``."""
+    return re.compile(pattern, re.M).search(text, after)
+
+
+def logged_at(line: str) -> float:
+    """The wall-clock time a log line was written (the trainer logs ``%(created)``)."""
+    m = _TIME.match(line)
+    assert m, f"no timestamp in {line!r}"
+    return float(m.group(1))
+
+
+def steps_after(text: str, offset: int) -> List[int]:
+    return [int(m.group(1)) for m in _STEP.finditer(text, offset)]
+
+
+def report(name: str, seconds: float) -> None:
+    """Measured detection/recovery times, shown with ``pytest -s`` (and in -rA output)."""
+    print(f"TIMING {name}: {seconds:.2f} s", flush=True)
+
+
+def finish(c: FaultCluster, timeout: float = 60) -> None:
+    """Every task exits 0; both workers reached the last step."""
+    for task in ["worker:0", "worker:1", "ps:0"]:
+        rc = c.wait_exit(task, timeout)
+        assert rc == 0, f"{task} exited with {rc}\n{c.all_logs()}"
+    steps = int(next(a for a in c.args if a.startswith("--steps=")).split("=")[1])
+    assert c.result("worker:0")["global_step"] >= steps
+
+
+ASYNC = ["--steps=240", "--save_steps=40", "--sleep=0.01"]
+
+
+# ------------------------------------------------------------------------------------------
+# (1) a non-chief worker dies
+
+def test_killed_worker_restarts_and_rejoins(fault_cluster):
+    c = fault_cluster(args=ASYNC)
+    c.start_all()
+    c.wait_step("worker:1", 20, 60)
+    c.kill("worker:1")
+    at_kill = c.last_step("worker:0")
+    # The chief does not wait for it: asynchronous training goes on.
+    c.wait_step("worker:0", at_kill + 20, 30)
+    c.start("worker:1")
+    c.wait_log("worker:1", r"^SESSION_READY", 60)
+    c.wait_log("worker:1", r"^STEP \d+", 30)
+    finish(c)
+    assert c.result("worker:1")["local_steps"] > 0
+
+
+@pytest.mark.parametrize("backup", [1, 0], ids=["backup_worker", "no_backup"])
+def test_killed_worker_in_sync_mode(fault_cluster, backup):
+    """SyncReplicasOptimizer: with a backup worker the chief keeps stepping; without one
+    it waits for the missing replica, saying so in its log, and goes on once the worker
+    is back."""
+    c = fault_cluster(args=["--steps=120", "--save_steps=40", "--sleep=0.01", "--sync",
+                            f"--backup={backup}"],
+                      env={"TENSORFLEET_SLOW_STEP_REPORT_SECS": "2"})
+    c.start_all()
+    c.wait_step("worker:1", 15, 60)
+    c.kill("worker:1")
+    at_kill = c.last_step("worker:0")
+    if backup:
+        c.wait_step("worker:0", at_kill + 20, 30)
+    else:
+        t = time.monotonic()
+        line = c.wait_log("worker:0", r"^.*WARNING .*Step \d+ has been running for .*"
+                          r"waiting for /job:ps/task:0.*SyncReplicasOptimizer.*$", 30)
+        report("sync, no backup: chief reports the wait", time.monotonic() - t)
+        assert c.last_step("worker:0") <= at_kill + 1, "a synchronous step needs both workers"
+    c.start("worker:1")
+    c.wait_log("worker:1", r"^STEP \d+", 60)
+    finish(c)
+
+
+# ------------------------------------------------------------------------------------------
+# (2) the parameter server dies
+
+def test_killed_ps_is_restored_from_the_latest_checkpoint(fault_cluster):
+    c = fault_cluster(args=ASYNC)
+    c.start_all()
+    c.wait_checkpoint(40, 60)
+    c.kill("ps:0")
+    killed_at = time.time()
+    before = c.last_step("worker:0")
+    ckpt = c.latest_checkpoint_step()  # nothing can be saved while the ps is gone
+    c.start("ps:0")  # the same port, as a launcher or a cluster manager restarts it
+    line = c.wait_log("worker:0", r"^.*Restoring parameters from .*model\.ckpt-(\d+)$", 60)
+    report("ps killed -> chief restored its variables", logged_at(line) - killed_at)
+    restored = int(line.rsplit("-", 1)[1])
+    assert restored == ckpt, "the chief restores the latest checkpoint"
+    log0 = c.log("worker:0")
+    c.wait_step("worker:0", restored + 20, 30)
+    # The other worker noticed, and waited for the chief's restore with a log line.
+    log1 = c.log("worker:1")
+    failed = first_line_after(log1, r"^.*A step failed with (Unavailable|Aborted)Error.*"
+                              r"/job:ps/task:0.*$")
+    assert failed, c.all_logs()
+    assert first_line_after(log1, r"^.*Waiting for model to be ready.*$", failed.end()), \
+        c.all_logs()
+    finish(c)
+    after = steps_after(c.log("worker:0"), log0.index(line))
+    # Training resumed from the checkpoint: at most the steps since it were lost.
+    assert after and min(after) >= restored
+    assert before - restored <= 40 + 5, (before, restored)
+
+
+# ------------------------------------------------------------------------------------------
+# (3) the chief dies
+
+def test_killed_chief_restarts_restores_and_resumes(fault_cluster):
+    c = fault_cluster(args=ASYNC)
+    c.start_all()
+    c.wait_checkpoint(40, 60)
+    c.kill("worker:0")
+    ckpt = c.latest_checkpoint_step()
+    c.start("worker:0")
+    line = c.wait_log("worker:0", r"^.*Restoring parameters from .*model\.ckpt-(\d+)$", 60)
+    assert int(line.rsplit("-", 1)[1]) == ckpt
+    c.wait_log("worker:0", r"^STEP \d+", 30)
+    finish(c)
+    assert min(c.steps("worker:0")) >= ckpt
+
+
+# ------------------------------------------------------------------------------------------
+# (4) the chief dies in the middle of writing a checkpoint
+
+def test_chief_killed_while_saving_leaves_the_previous_checkpoint_loadable(fault_cluster):
+    import tensorfleet as tf
+    c = fault_cluster(args=["--steps=160", "--save_steps=30", "--sleep=0.01"])
+    c.start("ps:0")
+    c.start("worker:1")
+    # The trainer hangs after the shards of the checkpoint at step >= 60 are written
+    # and before its index is (see TRAINER); the test kills it there.
+    c.start("worker:0", env={"FAULT_HANG_SAVE_AT_STEP": "60"})
+    hang = int(c.wait_log("worker:0", r"^HANG_IN_SAVE \d+$", 60).split()[1])
+    previous = tf.train.latest_checkpoint(str(c.ckpt))
+    c.kill("worker:0")
+    assert list(c.ckpt.glob(f"model.ckpt-{hang}-*.safetensors")), "the shard was written"
+    assert not (c.ckpt / f"model.ckpt-{hang}.index.json").exists()
+    # The previous checkpoint is still the latest, and complete.
+    assert tf.train.latest_checkpoint(str(c.ckpt)) == previous
+    step = int(previous.rsplit("-", 1)[1])
+    assert 0 < step < hang
+    assert int(tf.train.load_variable(previous, "global_step")) == step
+    assert tf.train.load_variable(previous, "w").shape == (16, 1)
+    c.start("worker:0")
+    line = c.wait_log("worker:0", r"^.*Restoring parameters from .*$", 60)
+    assert line.endswith(previous)
+    finish(c)
+
+
+# ------------------------------------------------------------------------------------------
+# (5) the parameter server freezes (SIGSTOP) during steps
+
+def test_frozen_ps_fails_steps_within_seconds_naming_it_and_training_resumes(fault_cluster):
+    c = fault_cluster(args=ASYNC)
+    c.start_all()
+    c.wait_step("worker:0", 30, 60)
+    c.wait_step("worker:1", 30, 60)
+    c.signal("ps:0", signal.SIGSTOP)
+    stopped = time.time()
+    try:
+        for w in ("worker:0", "worker:1"):
+            line = c.wait_log(w, r"^.*A step failed with UnavailableError: Task /job:ps/task:0 "
+                                 r"stopped responding.*$", 20)
+            took = logged_at(line) - stopped
+            report(f"SIGSTOP ps -> {w}'s step fails naming /job:ps/task:0", took)
+            assert took < 10
+        time.sleep(2)
+    finally:
+        c.signal("ps:0", signal.SIGCONT)
+    resumed = time.time()
+    at = c.last_step("worker:0")
+    c.wait_step("worker:0", at + 10, 60)
+    report("SIGCONT ps -> chief steps again", time.time() - resumed)
+    finish(c)
+    # The ps kept its variables: the chief went on with them instead of restoring.
+    assert "Restoring parameters" not in c.log("worker:0")
+    assert "still initialized on every task" in c.log("worker:0")

@@ -11,7 +11,7 @@ from tensorfleet.distributed.cluster import ClusterSpec
 from tensorfleet.distributed.placement import place
 from tensorfleet.kernels.registry import StepState
 from tensorfleet.runtime.executor import prune
-from tensorfleet.runtime.queues import FIFOQueueResource, PaddingFIFOQueueResource
+from tensorfleet.kernels.queue_resources import FIFOQueueResource, PaddingFIFOQueueResource
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.session import LocalBackend
 

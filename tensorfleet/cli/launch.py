@@ -95,7 +95,7 @@ def plan_cluster(ps: int, workers: int, chief: bool = False, evaluator: bool = F
             raise ValueError(f"--port-base {port_base} leaves no room for {total} ports")
         ports = list(range(port_base, port_base + total))
     else:
-        from tensorfleet.testing.cluster import free_ports
+        from tensorfleet.distributed.server import free_ports
         ports = free_ports(total)
     it = iter(ports)
     return {job: [f"{host}:{next(it)}" for _ in range(n)] for job, n in counts if n}

@@ -41,7 +41,7 @@ from tensorfleet.collectives.tcp import PeerAbort, TcpLink
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CHUNK_BYTES = 1 << 20
+DEFAULT_CHUNK_BYTES = 4 << 20
 DEFAULT_SMALL_BYTES = 64 << 10
 
 
@@ -114,7 +114,8 @@ class RingGroup(_g.Group):
       timeout: seconds a peer may stay silent inside a collective before it is
         reported (also the default per-call deadline).
       connect_timeout: how long to wait for every rank to connect.
-      chunk_bytes: pipelining granularity of the ring.
+      chunk_bytes: the largest frame of the ring's pipeline (a segment is cut into
+        about four frames, at least 256 KiB each, at most this).
       small_bytes: tensors up to this size take the direct (one latency) path.
       buffer_bytes: fixed socket buffer size (None lets the kernel tune it).
     """

@@ -35,6 +35,11 @@ WorkerClientFn = Callable[[str], Any]
 HEARTBEAT_SECS = float(os.environ.get("TENSORFLEET_HEARTBEAT_SECS", "2"))
 PING_TIMEOUT_SECS = float(os.environ.get("TENSORFLEET_PING_TIMEOUT_SECS", "3"))
 ABORT_GRACE_SECS = 2.0
+# How long closing a session waits for the tasks to drop its graphs.
+CLEANUP_WAIT_SECS = 2.0
+# A step that runs this long with every task answering pings is reported (then at
+# doubling intervals): it waits for something that may never come.
+SLOW_STEP_REPORT_SECS = float(os.environ.get("TENSORFLEET_SLOW_STEP_REPORT_SECS", "10"))
 
 
 class _StepPlan:
@@ -88,14 +93,19 @@ class MasterSession:
             parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)
             relay_through_master(parts, self.master.task)
             group_receives(parts)
-            compiled = []
+            # Registered with every task at once; a task that froze or was cut off
+            # fails the registration within seconds (as it would fail a step) instead
+            # of holding it for the whole control-call deadline.
+            futures: Dict[Any, str] = {}
             for task, p in parts.items():
-                client = self.master.worker(task)
                 plain = p.to_plain()
                 plain["cluster"] = self.master.cluster.as_cluster_def()
-                handle = client.register_graph(self.handle, plain)
                 self._tasks_used.add(task)
-                compiled.append((task, client, handle, list(p.feeds), list(p.fetches)))
+                futures[self.master.pool.submit(self.master.worker(task).register_graph,
+                                                self.handle, plain)] = task
+            handles = self._await_registration(futures)
+            compiled = [(task, self.master.worker(task), handles[task], list(p.feeds),
+                         list(p.fetches)) for task, p in parts.items()]
             fed = set(feeds)
             plan = _StepPlan(compiled, {n: feeds.index(n) for n in fetches if n in fed},
                              list(fetches), {t: p.relays for t, p in parts.items() if p.relays})
@@ -138,7 +148,8 @@ class MasterSession:
         named, instead of hanging it; the first failure aborts the step everywhere."""
         pending = set(futures)
         first: Optional[errors.OpError] = None
-        last_ping = time.monotonic()
+        start = last_ping = time.monotonic()
+        next_report = SLOW_STEP_REPORT_SECS
         while pending and first is None:
             done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
             for fut in done:
@@ -151,12 +162,47 @@ class MasterSession:
             if first is None and pending and time.monotonic() - last_ping >= HEARTBEAT_SECS:
                 first = self._find_unresponsive({futures[f] for f in pending})
                 last_ping = time.monotonic()
+                waited = last_ping - start
+                if first is None and waited >= next_report:
+                    # Every task answers, yet the step does not finish: it is blocked in a
+                    # kernel by design (a queue, synchronous replicas waiting for a peer).
+                    # Say so, so that a wait for a task that died is never silent.
+                    next_report = min(waited * 2, waited + 60.0)
+                    logger.warning(
+                        "Step %d has been running for %.0f s; still waiting for %s, which "
+                        "answer(s) pings: blocked in a kernel there (a queue, or "
+                        "SyncReplicasOptimizer waiting for the gradients or tokens of "
+                        "replicas that are not running).", step_id, waited,
+                        ", ".join(sorted({futures[f] for f in pending})))
         if first is not None:
             self._abort(plan, step_id, first)
-            wait(pending, timeout=ABORT_GRACE_SECS)  # healthy tasks wind down quickly
+            # Healthy tasks wind down quickly; a task that stopped answering will not.
+            wait([f for f in pending if futures[f] != first.task], timeout=ABORT_GRACE_SECS)
             raise first
 
-    def _find_unresponsive(self, tasks: set) -> Optional[errors.OpError]:
+    def _await_registration(self, futures: Dict[Any, str]) -> Dict[str, str]:
+        """Graph handles by task, pinging the tasks that take long to answer."""
+        pending = set(futures)
+        handles: Dict[str, str] = {}
+        while pending:
+            done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
+            for fut in done:
+                exc = fut.exception()
+                if exc is not None:
+                    if isinstance(exc, errors.OpError):
+                        raise exc
+                    raise errors.InternalError(None, None, f"{type(exc).__name__}: {exc}",
+                                               task=futures[fut])
+                handles[futures[fut]] = fut.result()
+            if pending:
+                err = self._find_unresponsive({futures[f] for f in pending},
+                                              "while a graph was registered with it")
+                if err is not None:
+                    raise err
+        return handles
+
+    def _find_unresponsive(self, tasks: set,
+                           when: str = "during the step") -> Optional[errors.OpError]:
         remote = [t for t in tasks if t != self.master.task]
         pings = {t: self.master.pool.submit(self.master.worker(t).ping, PING_TIMEOUT_SECS)
                  for t in remote}
@@ -165,7 +211,7 @@ class MasterSession:
                 fut.result()
             except errors.OpError as e:
                 return errors.UnavailableError(
-                    None, None, f"Task {t} stopped responding during the step "
+                    None, None, f"Task {t} stopped responding {when} "
                     f"({type(e).__name__}: {e.message})", task=t)
         return None
 
@@ -193,11 +239,20 @@ class MasterSession:
             self.master.pool.submit(abort, task, client)
 
     def close(self) -> None:
-        for task in list(self._tasks_used):
+        def cleanup(task: str) -> None:
             try:
                 self.master.worker(task).cleanup_session(self.handle)
             except errors.OpError as e:
                 logger.info("cleanup of session %s on %s failed: %s", self.handle, task, e)
+        # In parallel, and not awaited for long: closing the session of a step that
+        # failed because a task froze must not wait for that task's deadline.
+        futures = []
+        for task in list(self._tasks_used):
+            try:
+                futures.append(self.master.pool.submit(cleanup, task))
+            except RuntimeError:  # the server stopped: its pool is gone
+                cleanup(task)
+        wait(futures, timeout=CLEANUP_WAIT_SECS)
         self._plans.clear()
 
 

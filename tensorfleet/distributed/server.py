@@ -30,10 +30,18 @@ Message = Tuple[Dict[str, Any], List[np.ndarray]]
 LOCAL_SERVERS: Dict[str, "Server"] = {}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> List[int]:
+    """``n`` distinct free TCP ports on localhost (bound together, then released)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("localhost", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _resolve(server_or_cluster_def: Any, job_name: Optional[str],
@@ -120,6 +128,7 @@ class Server:
         self._rpc = RpcServer(self.address, protocol.SERVICE, handlers, token=self._token,
                               credentials=self._credentials, task=self.task)
         self._rpc.start()
+        self.worker.stopped = False
         self._started = True
         LOCAL_SERVERS[self.address] = self
         logger.info("Started server for %s at %s", self.task, self.address)
@@ -136,6 +145,7 @@ class Server:
             self._rpc.stop(0)
             self._rpc = None
         self.master.shutdown()
+        self.worker.stopped = True
         self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))
         # Wakes threads blocked on this task's queues.
         self.worker.resources.clear()
@@ -145,7 +155,7 @@ class Server:
     @staticmethod
     def create_local_server(config: Optional[ConfigProto] = None, start: bool = True) -> "Server":
         """A single-task cluster on a free localhost port, in this process."""
-        return Server({"localhost": [f"localhost:{_free_port()}"]}, job_name="localhost",
+        return Server({"localhost": [f"localhost:{free_ports(1)[0]}"]}, job_name="localhost",
                       task_index=0, config=config, start=start)
 
     # -- peers ---------------------------------------------------------------------------------
@@ -161,4 +171,4 @@ class Server:
         return peer
 
 
-__all__ = ["Server"]
+__all__ = ["Server", "free_ports"]

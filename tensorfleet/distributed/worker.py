@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 MAX_GRAPH_NODES = 1_000_000
 DEFAULT_RECV_TIMEOUT = 3600.0
+_RECV_SLICE_SECS = 1.0
 
 
 class _Registered:
@@ -77,6 +78,7 @@ class WorkerService:
         # Steps running here, so an abort can also wake kernels blocked outside the
         # rendezvous (a queue dequeue on a parameter server).
         self._active: Dict[int, List[StepState]] = {}
+        self.stopped = False  # set by Server.stop: waits for tensors end
 
     # -- RegisterGraph -------------------------------------------------------------------
     def register_graph(self, session: str, plain: Any) -> str:
@@ -145,6 +147,10 @@ class WorkerService:
         except errors.OpError as e:
             if e.task is None:
                 e.task = self.task
+            # This partition will send nothing more in this step: fail the receives
+            # other tasks are waiting on here now, even when no master is left to
+            # abort the step (its client died with it).
+            self.rendezvous.abort(step_id, e)
             raise
         finally:
             with self._lock:
@@ -164,11 +170,30 @@ class WorkerService:
     # -- RecvTensor / AbortStep ------------------------------------------------------------
     def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
         """Blocks until this task's ``_Send`` for ``key`` in ``step_id`` has run."""
-        return self.rendezvous.take(step_id, key, timeout)
+        return self._take(step_id, key, time.monotonic() + timeout, timeout)
 
     def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
         """``recv_tensor`` for several keys of one step, answered together."""
-        return [self.rendezvous.take(step_id, k, timeout) for k in keys]
+        deadline = time.monotonic() + timeout
+        return [self._take(step_id, k, deadline, timeout) for k in keys]
+
+    def _take(self, step_id: int, key: str, deadline: float, timeout: float) -> Any:
+        # Waits in slices so that a server that stops ends the wait: an RPC handler
+        # blocked here for a step whose client died would otherwise keep the
+        # stopped task's process alive for up to ``timeout``.
+        while True:
+            left = deadline - time.monotonic()
+            if self.stopped:
+                raise errors.CancelledError(None, None, f"{self.task} is shutting down",
+                                            task=self.task)
+            try:
+                return self.rendezvous.take(step_id, key, max(0.0, min(left, _RECV_SLICE_SECS)))
+            except errors.DeadlineExceededError:
+                if left <= _RECV_SLICE_SECS:
+                    raise errors.DeadlineExceededError(
+                        None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} "
+                        f"for tensor {key.split(';')[0]!r} of step {step_id}",
+                        task=self.task) from None
 
     def abort_step(self, step_id: int, code: int, message: str) -> None:
         with self._lock:

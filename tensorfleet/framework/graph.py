@@ -60,8 +60,7 @@ class Tensor:
 
     def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
         """Runs this tensor in ``session`` or the default session."""
-        from tensorfleet.runtime.session import get_default_session_or_raise
-        return (session or get_default_session_or_raise()).run(self, feed_dict)
+        return (session or default_session_or_raise()).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
@@ -138,8 +137,7 @@ class Operation:
 
     def run(self, feed_dict: Optional[dict] = None, session: Any = None) -> None:
         """Runs this op in ``session`` or the default session."""
-        from tensorfleet.runtime.session import get_default_session_or_raise
-        (session or get_default_session_or_raise()).run(self, feed_dict)
+        (session or default_session_or_raise()).run(self, feed_dict)
 
     def __repr__(self) -> str:
         return f"<tf.Operation '{self.name}' type={self.type}>"
@@ -490,8 +488,26 @@ def register_tensor_conversion_function(base_type: type, fn: Callable[..., Tenso
 
 
 def _register_constant_fn(fn: Callable[..., Tensor]) -> None:
+    # The op families live in a layer above this one; they hand their constant
+    # constructor (which also packs lists holding tensors) down here.
     global _constant_fn
     _constant_fn = fn
+
+
+_default_session_fn: Optional[Callable[[], Any]] = None
+
+
+def register_default_session_fn(fn: Callable[[], Any]) -> None:
+    """Called by the runtime: how ``Tensor.eval`` finds the default session."""
+    global _default_session_fn
+    _default_session_fn = fn
+
+
+def default_session_or_raise() -> Any:
+    """The default session (``with sess.as_default()``); ValueError when there is none."""
+    if _default_session_fn is None:
+        raise ValueError("No session runtime is loaded; import tensorfleet first.")
+    return _default_session_fn()
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
@@ -511,9 +527,6 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
             return fn(value, dtype=dtype, name=name)
     if isinstance(value, Operation):
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor")
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
-        from tensorfleet.ops.array_ops import stack  # packs mixed lists like TF's auto-pack
-        return stack(list(value), name=name or "packed")
     if _constant_fn is None:
         raise RuntimeError("tensorfleet.ops is not loaded; import tensorfleet first.")
     if dtype is None and preferred_dtype is not None:

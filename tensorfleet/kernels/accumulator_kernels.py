@@ -18,7 +18,7 @@ from tensorfleet.kernels.registry import KernelContext, register_kernel
 # Registers the op types too, so a server that only loads kernels accepts graphs
 # holding accumulators.
 from tensorfleet.ops import accumulator_ops as _accumulator_ops  # noqa: F401
-from tensorfleet.runtime.accumulators import (ConditionalAccumulatorResource,
+from tensorfleet.kernels.accumulator_resources import (ConditionalAccumulatorResource,
                                               SparseConditionalAccumulatorResource,
                                               AccumulatorResource)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
-from tensorfleet.runtime.queues import FIFOQueueResource, PaddingFIFOQueueResource
+from tensorfleet.kernels.queue_resources import FIFOQueueResource, PaddingFIFOQueueResource
 
 
 def _lookup_queue(ctx: KernelContext, cls: Type[FIFOQueueResource]) -> FIFOQueueResource:

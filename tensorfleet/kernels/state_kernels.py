@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
-from tensorfleet.runtime.resource_mgr import VariableResource
+from tensorfleet.kernels.variable_resource import VariableResource
 
 
 @register_kernel("VariableV2")

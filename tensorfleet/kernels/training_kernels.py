@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
-from tensorfleet.runtime.resource_mgr import VariableResource
+from tensorfleet.kernels.variable_resource import VariableResource
 
 
 class _NoLock:

@@ -199,8 +199,8 @@ class Variable:
 
     def load(self, value: Any, session: Any = None) -> None:
         """Writes ``value`` into the variable through its initializer's feed."""
-        from tensorfleet.runtime.session import get_default_session_or_raise
-        sess = session or get_default_session_or_raise()
+        from tensorfleet.framework.graph import default_session_or_raise
+        sess = session or default_session_or_raise()
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # -- updates ----------------------------------------------------------------------

@@ -16,7 +16,8 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
-from tensorfleet.framework.graph import Graph, Operation, Tensor, get_default_graph
+from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
+                                         register_default_session_fn)
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.threads import apply_config
@@ -356,6 +357,8 @@ def get_default_session_or_raise() -> BaseSession:
                          "to `eval(session=sess)`")
     return s
 
+
+register_default_session_fn(get_default_session_or_raise)
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "LocalBackend",
            "register_session_factory", "convert_feed_value"]

@@ -7,22 +7,9 @@ same way; a cluster of a ps and two workers starts in a fraction of a second.
 from __future__ import annotations
 
 import contextlib
-import socket
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
-
-def free_ports(n: int) -> List[int]:
-    """``n`` distinct free TCP ports on localhost (bound together, then released)."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("localhost", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+from tensorfleet.distributed.server import free_ports
 
 
 class LocalCluster:

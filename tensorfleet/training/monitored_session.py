@@ -47,6 +47,8 @@ _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 # Pause before re-creating a session after a failed creation; doubles up to the cap.
 _RECREATE_FIRST_PAUSE_SECS = 0.05
 _RECREATE_MAX_PAUSE_SECS = 5.0
+# How long session creation keeps retrying while a task of the cluster is unreachable.
+_DEFAULT_RECOVERY_WAIT_SECS = 30 * 60
 
 # Marks MonitoredTrainingSession arguments left at their default, whose meaning
 # depends on the other arguments (as in TensorFlow).
@@ -84,7 +86,8 @@ class _MonitoredSession:
 
     def __init__(self, session_creator: SessionCreator, hooks: Optional[Sequence[Any]],
                  should_recover: bool, stop_grace_period_secs: float = 120,
-                 max_recovery_attempts: int = 10):
+                 max_recovery_attempts: int = 10,
+                 max_recovery_wait_secs: float = _DEFAULT_RECOVERY_WAIT_SECS):
         self._graph = get_default_graph()
         self._graph_was_finalized = self._graph.finalized
         self._hooks: List[SessionRunHook] = list(hooks or [])
@@ -92,6 +95,7 @@ class _MonitoredSession:
         self._should_recover = should_recover
         self._stop_grace_period_secs = stop_grace_period_secs
         self._max_recovery_attempts = max_recovery_attempts
+        self._max_recovery_wait_secs = max_recovery_wait_secs
         self._sess: Any = None
         self._coord: Optional[Coordinator] = None
         self._stop_requested = False
@@ -129,17 +133,24 @@ class _MonitoredSession:
         """The current raw session, creating one (retrying preemptions) if needed."""
         attempt = 0
         pause = _RECREATE_FIRST_PAUSE_SECS
+        start = time.monotonic()
         while self._sess is None:
             try:
                 self._create_session()
             except _PREEMPTION_ERRORS as e:
                 self._discard_session()
                 attempt += 1
-                if not self._should_recover or attempt > self._max_recovery_attempts:
+                waited = time.monotonic() - start
+                # A task being restarted (by the launcher or a cluster manager) may take
+                # a while to come back: keep trying for max_recovery_wait_secs, not a
+                # number of attempts that fast failures would use up in seconds.
+                if not self._should_recover or (attempt > self._max_recovery_attempts and
+                                                waited + pause > self._max_recovery_wait_secs):
                     raise
-                logger.warning("Creating a session failed with %s: %s (attempt %d of %d); "
-                               "retrying in %.2fs.", type(e).__name__, e, attempt,
-                               self._max_recovery_attempts, pause)
+                logger.warning("Creating a session failed with %s: %s (attempt %d, waited "
+                               "%.1f of at most %.0f s for %s); retrying in %.2fs.",
+                               type(e).__name__, e, attempt, waited,
+                               self._max_recovery_wait_secs, e.task or "the cluster", pause)
                 time.sleep(pause)
                 pause = min(_RECREATE_MAX_PAUSE_SECS, pause * 2)
         return self._sess
@@ -300,14 +311,19 @@ class MonitoredSession(_MonitoredSession):
       max_recovery_attempts: how many session re-creations one step may cause
         before its error propagates (tensorfleet addition; TensorFlow retries
         without bound).
+      max_recovery_wait_secs: while a task is unreachable, creating a session is
+        retried (with a warning naming the task) at least
+        ``max_recovery_attempts`` times and for up to this many seconds.
     """
 
     def __init__(self, session_creator: Optional[SessionCreator] = None,
                  hooks: Optional[Sequence[Any]] = None, stop_grace_period_secs: float = 120,
-                 *, max_recovery_attempts: int = 10):
+                 *, max_recovery_attempts: int = 10,
+                 max_recovery_wait_secs: float = _DEFAULT_RECOVERY_WAIT_SECS):
         super().__init__(session_creator or ChiefSessionCreator(), hooks, should_recover=True,
                          stop_grace_period_secs=stop_grace_period_secs,
-                         max_recovery_attempts=max_recovery_attempts)
+                         max_recovery_attempts=max_recovery_attempts,
+                         max_recovery_wait_secs=max_recovery_wait_secs)
 
 
 class SingularMonitoredSession(_MonitoredSession):

@@ -271,14 +271,25 @@ class ChiefSessionCreator(SessionCreator):
         self._scaffold = scaffold or Scaffold()
         self._master = master
         self._config = config
+        self._created = False
 
     def create_session(self) -> Any:
         self._scaffold.finalize()
-        return _session_manager(self._scaffold).prepare_session(
+        manager = _session_manager(self._scaffold)
+        if self._created and self._scaffold.ready_op is not None:
+            # A re-creation after a failed step: when no task lost its state (a task
+            # froze or was cut off for a moment, a worker restarted) go on with the
+            # model as it is; restore the checkpoint only when a ps restarted.
+            sess = manager.session_if_still_ready(self._master, config=self._config)
+            if sess is not None:
+                return sess
+        sess = manager.prepare_session(
             self._master, saver=self._scaffold.saver, checkpoint_dir=self._checkpoint_dir,
             checkpoint_filename_with_path=self._checkpoint_filename_with_path,
             config=self._config, init_op=self._scaffold.init_op,
             init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
+        self._created = True
+        return sess
 
 
 class WorkerSessionCreator(SessionCreator):

@@ -257,6 +257,34 @@ class SessionManager:
             raise
         return sess
 
+    def session_if_still_ready(self, master: str, config: Any = None) -> Optional[Session]:
+        """A new session if the model is still initialized on the cluster, else None.
+
+        After a step failed because a task was unreachable for a moment (frozen,
+        cut off by the network) the variables on the parameter servers are still
+        there: the chief goes on with them instead of restoring the last checkpoint,
+        which would throw away the steps since. A parameter server that restarted
+        has lost its variables, so the model is not ready and the caller restores.
+        """
+        sess = Session(master, graph=self._graph, config=config)
+        try:
+            ready, msg = self._model_ready_for_local_init(sess)
+            if ready:
+                ready, msg = self._try_run_local_init_op(sess)
+            if ready:
+                ready, msg = self._model_ready(sess)
+        except BaseException:
+            sess.close()
+            raise
+        if not ready:
+            logger.info("The model is no longer initialized on the cluster (%s): a task "
+                        "restarted and lost its variables.", msg)
+            sess.close()
+            return None
+        logger.info("The model is still initialized on every task: continuing with it "
+                    "instead of restoring a checkpoint.")
+        return sess
+
     def recover_session(self, master: str, saver: Any = None,
                         checkpoint_dir: Optional[str] = None,
                         checkpoint_filename_with_path: Optional[str] = None,
