@@ -17,7 +17,7 @@ the threshold) and without it (one reduction per gradient).
     python benchmarks/bench_allreduce.py                      # 4 and 64 MiB, 2 and 3 processes
     python benchmarks/bench_allreduce.py --sizes 64 --procs 2 --repeats 3
     python benchmarks/bench_allreduce.py --cases fusion
-    python benchmarks/bench_allreduce.py --markdown
+    python benchmarks/bench_allreduce.py --sides tensorfleet,gloo,tensorfleet-grpc
 
 ``torch`` must be importable for the gloo side (``pip install torch``); without
 it the gloo columns are left empty.
@@ -75,11 +75,12 @@ def _ring_options() -> Dict[str, int]:
     return out
 
 
-def _tensorfleet_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int) -> Dict:
+def _tensorfleet_worker(rank: int, n: int, ports: List[int], size_mib: int, iters: int,
+                        transport: str = "tcp") -> Dict:
     import numpy as np
     from tensorfleet.collectives import RingGroup
     group = RingGroup([f"127.0.0.1:{p}" for p in ports], rank, "bench", timeout=60,
-                      **_ring_options())
+                      transport=transport, **_ring_options())
     x = np.full(size_mib * MIB // 4, rank + 1, np.float32)
     out = np.empty_like(x)
     times = []
@@ -155,6 +156,8 @@ def _fusion_worker(rank: int, n: int, ports: List[int], fused: bool, steps: int)
 def worker_main(argv: List[str]) -> None:
     spec = json.loads(argv[0])
     kind = spec.pop("kind")
+    if kind == "tensorfleet-grpc":
+        kind, spec["transport"] = "tensorfleet", "grpc"
     fn = {"tensorfleet": _tensorfleet_worker, "gloo": _gloo_worker,
           "fusion": _fusion_worker}[kind]
     result = fn(**spec)
@@ -198,9 +201,12 @@ def _has_torch() -> bool:
         return False
 
 
-def bench_bandwidth(sizes: List[int], procs: List[int], repeats: int) -> List[Dict]:
+def bench_bandwidth(sizes: List[int], procs: List[int], repeats: int,
+                    sides: List[str]) -> List[Dict]:
     rows = []
-    sides = ["tensorfleet"] + (["gloo"] if _has_torch() else [])
+    if "gloo" in sides and not _has_torch():
+        logger.warning("torch with gloo is not importable: skipping the gloo side")
+        sides = [s for s in sides if s != "gloo"]
     for n in procs:
         for size in sizes:
             iters = 20 if size <= 8 else 8
@@ -244,7 +250,8 @@ def main() -> None:
     ap.add_argument("--procs", default="2,3", help="process counts, comma-separated")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--cases", default="bandwidth,fusion")
-    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--sides", default="tensorfleet,gloo",
+                    help="bandwidth sides: tensorfleet (TCP link), gloo, tensorfleet-grpc")
     ap.add_argument("--json-out", default=None)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -253,21 +260,21 @@ def main() -> None:
     if "bandwidth" in cases:
         record["bandwidth"] = bench_bandwidth([int(s) for s in args.sizes.split(",")],
                                               [int(p) for p in args.procs.split(",")],
-                                              args.repeats)
+                                              args.repeats, args.sides.split(","))
     if "fusion" in cases:
         record["fusion"] = bench_fusion(max(1, args.repeats // 2 + 1))
     lines = [f"load average {record['load'][0]:.2f}"]
     if "bandwidth" in record:
-        lines.append("| procs | size | tensorfleet ms | tensorfleet bus GB/s | gloo ms | "
-                     "gloo bus GB/s | ratio |")
-        lines.append("|---|---|---|---|---|---|---|")
+        sides = [k[:-6] for k in record["bandwidth"][0] if k.endswith("_busbw")]
+        lines.append("| procs | size | " + " | ".join(f"{x} ms | {x} bus GB/s" for x in sides)
+                     + (" | tensorfleet/gloo |" if "gloo" in sides else " |"))
+        lines.append("|---|---|" + "---|---|" * len(sides) + ("---|" if "gloo" in sides else ""))
         for r in record["bandwidth"]:
-            g_ms, g_bw = r.get("gloo_ms"), r.get("gloo_busbw")
-            lines.append(
-                f"| {r['procs']} | {r['size_mib']} MiB | {r['tensorfleet_ms']:.1f} | "
-                f"{r['tensorfleet_busbw']:.2f} | "
-                + (f"{g_ms:.1f} | {g_bw:.2f} | {r['tensorfleet_busbw'] / g_bw:.2f} |"
-                   if g_bw else "- | - | - |"))
+            cells = [f"{r[x + '_ms']:.1f} | {r[x + '_busbw']:.2f}" for x in sides]
+            ratio = (f" | {r['tensorfleet_busbw'] / r['gloo_busbw']:.2f}"
+                     if "gloo" in sides and "tensorfleet" in sides else "")
+            lines.append(f"| {r['procs']} | {r['size_mib']} MiB | " + " | ".join(cells)
+                         + ratio + " |")
     if "fusion" in record:
         f = record["fusion"]
         lines.append(f"fusion: {f['fused_steps_per_s']:.1f} steps/s fused, "

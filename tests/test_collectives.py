@@ -1,8 +1,9 @@
 """Collective algorithms of RingGroup (and LocalGroup), every rank a thread of this process.
 
-Each test is written once and runs for groups of 1, 2 and 3 ranks, through both
-the direct path for small tensors and the chunked ring for large ones (small
-``chunk_bytes`` and ``small_bytes`` make "large" cheap here).
+Each test is written once and runs for groups of 1, 2 and 3 ranks, over both
+links (raw TCP and gRPC), through both the direct path for small tensors and
+the chunked ring for large ones (small ``chunk_bytes`` and ``small_bytes`` make
+"large" cheap here).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ RING_OPTS = {"chunk_bytes": 4096, "small_bytes": 1024}
 
 
 def make_groups(n: int, name: str = "t", timeout: float = 10.0, tokens=None,
-                **opts: Any) -> List[Any]:
+                transport: str = "tcp", **opts: Any) -> List[Any]:
     if n == 1:
         return [LocalGroup()]
     addrs = [f"localhost:{p}" for p in free_ports(n)]
@@ -32,7 +33,8 @@ def make_groups(n: int, name: str = "t", timeout: float = 10.0, tokens=None,
     def mk(i: int) -> None:
         try:
             groups[i] = RingGroup(addrs, i, name, timeout=timeout, connect_timeout=10,
-                                  token=None if tokens is None else tokens[i], **opts)
+                                  token=None if tokens is None else tokens[i],
+                                  transport=transport, **opts)
         except Exception as e:  # noqa: BLE001 - reported below
             errs[i] = e
     threads = [threading.Thread(target=mk, args=(i,)) for i in range(n)]
@@ -70,9 +72,11 @@ def run_all(groups: List[Any], fn: Callable[[Any], Any], join: float = 60) -> Li
     return out
 
 
-@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"{n}ranks")
+@pytest.fixture(params=[(1, "local"), (2, "tcp"), (3, "tcp"), (2, "grpc"), (3, "grpc")],
+                ids=lambda p: f"{p[0]}ranks-{p[1]}")
 def groups(request):
-    gs = make_groups(request.param, **RING_OPTS)
+    n, transport = request.param
+    gs = make_groups(n, transport=transport, **RING_OPTS)
     yield gs
     for g in gs:
         g.close()
@@ -209,8 +213,9 @@ def test_barrier_and_many_small_ops(groups):
         assert r == [i * len(groups) for i in range(30)]
 
 
-def test_mismatched_collectives_name_the_rank():
-    gs = make_groups(2, **RING_OPTS)
+@pytest.mark.parametrize("transport", ["tcp", "grpc"])
+def test_mismatched_collectives_name_the_rank(transport):
+    gs = make_groups(2, transport=transport, **RING_OPTS)
     try:
         def fn(g):
             if g.rank == 0:
@@ -240,15 +245,17 @@ def test_bad_arguments():
         RingGroup(["localhost:1", "localhost:1"], 0)
 
 
-def test_wrong_token_is_refused(caplog):
+@pytest.mark.parametrize("transport", ["tcp", "grpc"])
+def test_wrong_token_is_refused(transport):
     with pytest.raises(errors.OpError) as info:
-        make_groups(2, tokens=["token-one", "token-two"], timeout=3)
+        make_groups(2, tokens=["token-one", "token-two"], timeout=3, transport=transport)
     assert isinstance(info.value, (errors.UnauthenticatedError, errors.UnavailableError,
                                    errors.DeadlineExceededError))
 
 
-def test_same_token_connects():
-    gs = make_groups(2, tokens=["shared-token", "shared-token"])
+@pytest.mark.parametrize("transport", ["tcp", "grpc"])
+def test_same_token_connects(transport):
+    gs = make_groups(2, tokens=["shared-token", "shared-token"], transport=transport)
     try:
         res = run_all(gs, lambda g: g.all_reduce(np.ones(3)))
         assert np.all(res[0] == 2)

@@ -47,9 +47,10 @@ def _call_on(groups, ranks, fn):
     return out
 
 
+@pytest.mark.parametrize("transport", ["tcp", "grpc"])
 @pytest.mark.parametrize("count", [10, 50000], ids=["direct", "ring"])
-def test_absent_rank_is_named_within_the_deadline(count):
-    gs = make_groups(2, timeout=1.0, chunk_bytes=4096, small_bytes=1024)
+def test_absent_rank_is_named_within_the_deadline(count, transport):
+    gs = make_groups(2, timeout=1.0, chunk_bytes=4096, small_bytes=1024, transport=transport)
     try:
         res = _call_on(gs, [0], lambda g: g.all_reduce(np.ones(count, np.float32)))
         err, seconds = res[0]
@@ -61,9 +62,10 @@ def test_absent_rank_is_named_within_the_deadline(count):
             g.close()
 
 
+@pytest.mark.parametrize("transport", ["tcp", "grpc"])
 @pytest.mark.parametrize("count", [10, 50000], ids=["direct", "ring"])
-def test_every_waiting_rank_blames_the_absent_one(count):
-    gs = make_groups(3, timeout=1.0, chunk_bytes=4096, small_bytes=1024)
+def test_every_waiting_rank_blames_the_absent_one(count, transport):
+    gs = make_groups(3, timeout=1.0, chunk_bytes=4096, small_bytes=1024, transport=transport)
     try:
         res = _call_on(gs, [0, 1], lambda g: g.all_reduce(np.ones(count, np.float32)))
         for r in (0, 1):
@@ -79,11 +81,11 @@ def test_every_waiting_rank_blames_the_absent_one(count):
 # ---------------------------------------------------------------------------- processes
 
 
-def worker(rank: int, ports: list, timeout: float) -> None:
+def worker(rank: int, ports: list, timeout: float, transport: str = "tcp") -> None:
     """A rank that all-reduces 1 MiB in a loop and reports how it ended, as JSON."""
     from tensorfleet.collectives import RingGroup
     g = RingGroup([f"localhost:{p}" for p in ports], rank, "fail", timeout=timeout,
-                  connect_timeout=30)
+                  connect_timeout=30, transport=transport)
     x = np.ones(1 << 18, np.float32)
     g.all_reduce(x)
     print(json.dumps({"ready": rank}), flush=True)
@@ -99,11 +101,11 @@ def worker(rank: int, ports: list, timeout: float) -> None:
         sys.exit(3)
 
 
-def _start(n: int, timeout: float):
+def _start(n: int, timeout: float, transport: str = "tcp"):
     ports = free_ports(n)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     procs = [subprocess.Popen([sys.executable, __file__, str(r), json.dumps(ports),
-                               str(timeout)], env=env, stdout=subprocess.PIPE,
+                               str(timeout), transport], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True) for r in range(n)]
     for p in procs:
         line = p.stdout.readline()
@@ -130,9 +132,9 @@ def _kill_all(procs):
         p.wait()
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_killed_rank_makes_the_others_fail_naming_it(n):
-    ports, procs = _start(n, timeout=5.0)
+@pytest.mark.parametrize("n,transport", [(2, "tcp"), (3, "tcp"), (3, "grpc")])
+def test_killed_rank_makes_the_others_fail_naming_it(n, transport):
+    ports, procs = _start(n, timeout=5.0, transport=transport)
     try:
         time.sleep(0.3)
         victim = n - 1
@@ -168,4 +170,4 @@ def test_stopped_rank_makes_the_others_fail_within_the_deadline(n):
 
 
 if __name__ == "__main__":
-    worker(int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3]))
+    worker(int(sys.argv[1]), json.loads(sys.argv[2]), float(sys.argv[3]), sys.argv[4])

@@ -43,6 +43,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CHUNK_BYTES = 4 << 20
 DEFAULT_SMALL_BYTES = 64 << 10
+TRANSPORTS = ("tcp", "grpc")
 
 
 class _Sender:
@@ -103,7 +104,7 @@ class _Progress:
 
 
 class RingGroup(_g.Group):
-    """A group of ``len(addresses)`` ranks connected by a ``TcpLink``.
+    """A group of ``len(addresses)`` ranks connected by a ``TcpLink`` (or a ``GrpcLink``).
 
     Args:
       addresses: ``host:port`` of every rank, in rank order; each rank listens
@@ -118,12 +119,15 @@ class RingGroup(_g.Group):
         about four frames, at least 256 KiB each, at most this).
       small_bytes: tensors up to this size take the direct (one latency) path.
       buffer_bytes: fixed socket buffer size (None lets the kernel tune it).
+      transport: "tcp" (the raw TCP data plane, ``tcp.py``) or "grpc" (the
+        project's ``RpcServer``/``RpcClient``, ``grpc_link.py``; slower).
     """
 
     def __init__(self, addresses: Sequence[str], rank: int, name: str = "default", *,
                  token: Optional[str] = None, timeout: float = _g.DEFAULT_TIMEOUT,
                  connect_timeout: float = 120.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-                 small_bytes: int = DEFAULT_SMALL_BYTES, buffer_bytes: Optional[int] = None):
+                 small_bytes: int = DEFAULT_SMALL_BYTES, buffer_bytes: Optional[int] = None,
+                 transport: str = "tcp"):
         addrs, self._rank = _g.check_peers(addresses, rank)
         self._size = len(addrs)
         self.name = name
@@ -136,9 +140,19 @@ class RingGroup(_g.Group):
         self._send_error: Optional[BaseException] = None
         self._seq = 0
         self._closed = False
-        self.link = TcpLink(addrs, self._rank, name, token=token,
-                            connect_timeout=connect_timeout, is_failed=self._failed,
-                            buffer_bytes=buffer_bytes)
+        if transport not in TRANSPORTS:
+            raise errors.InvalidArgumentError(
+                None, None, f"unknown collective transport {transport!r}; use one of "
+                f"{list(TRANSPORTS)}")
+        if transport == "grpc":
+            from tensorfleet.collectives.grpc_link import GrpcLink
+            link_cls: Any = GrpcLink
+        else:
+            link_cls = TcpLink
+        self.transport = transport
+        self.link = link_cls(addrs, self._rank, name, token=token,
+                             connect_timeout=connect_timeout, is_failed=self._failed,
+                             buffer_bytes=buffer_bytes)
         self._ops: "queue.Queue[Optional[Tuple[Callable[[int], Any], concurrent.futures.Future]]]" \
             = queue.Queue()
         self._sender = _Sender(f"tf-coll-send-{name}-{rank}")
@@ -382,4 +396,4 @@ class RingGroup(_g.Group):
         self.link.close()
 
 
-__all__ = ["RingGroup", "DEFAULT_CHUNK_BYTES", "DEFAULT_SMALL_BYTES"]
+__all__ = ["RingGroup", "DEFAULT_CHUNK_BYTES", "DEFAULT_SMALL_BYTES", "TRANSPORTS"]

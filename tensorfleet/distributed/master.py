@@ -35,6 +35,8 @@ WorkerClientFn = Callable[[str], Any]
 HEARTBEAT_SECS = float(os.environ.get("TENSORFLEET_HEARTBEAT_SECS", "2"))
 PING_TIMEOUT_SECS = float(os.environ.get("TENSORFLEET_PING_TIMEOUT_SECS", "3"))
 ABORT_GRACE_SECS = 2.0
+# The deadline of RegisterGraph (remote.CONTROL_TIMEOUT), for log lines.
+CONTROL_TIMEOUT_SECS = 60.0
 # How long closing a session waits for the tasks to drop its graphs.
 CLEANUP_WAIT_SECS = 2.0
 # A step that runs this long with every task answering pings is reported (then at
@@ -169,10 +171,10 @@ class MasterSession:
                     # Say so, so that a wait for a task that died is never silent.
                     next_report = min(waited * 2, waited + 60.0)
                     logger.warning(
-                        "Step %d has been running for %.0f s; still waiting for %s, which "
-                        "answer(s) pings: blocked in a kernel there (a queue, or "
-                        "SyncReplicasOptimizer waiting for the gradients or tokens of "
-                        "replicas that are not running).", step_id, waited,
+                        "Step %d has been running for %.0f s; still waiting for %s. Every "
+                        "task answers pings, so the step is blocked in a kernel: a queue, "
+                        "or SyncReplicasOptimizer waiting for the gradients or tokens of "
+                        "replicas that are not running.", step_id, waited,
                         ", ".join(sorted({futures[f] for f in pending})))
         if first is not None:
             self._abort(plan, step_id, first)
@@ -181,28 +183,54 @@ class MasterSession:
             raise first
 
     def _await_registration(self, futures: Dict[Any, str]) -> Dict[str, str]:
-        """Graph handles by task, pinging the tasks that take long to answer."""
+        """Graph handles by task, pinging the tasks that take long to answer.
+
+        RegisterGraph waits for a task that is not up yet (tasks start in any order,
+        and a restarted parameter server takes a moment); a task that is up but does
+        not answer (frozen, or cut off by the network) fails the registration within
+        seconds, as it would fail a step.
+        """
         pending = set(futures)
         handles: Dict[str, str] = {}
+        reported: set = set()
         while pending:
             done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
             for fut in done:
                 exc = fut.exception()
+                task = futures[fut]
+                if isinstance(exc, errors.DeadlineExceededError):
+                    # Not up within the control deadline: unreachable, which a
+                    # MonitoredSession answers by trying again.
+                    raise errors.UnavailableError(
+                        None, None, f"Task {task} could not be reached to register a graph "
+                        f"with it ({exc.message})", task=task)
+                if isinstance(exc, errors.OpError):
+                    raise exc
                 if exc is not None:
-                    if isinstance(exc, errors.OpError):
-                        raise exc
                     raise errors.InternalError(None, None, f"{type(exc).__name__}: {exc}",
-                                               task=futures[fut])
-                handles[futures[fut]] = fut.result()
+                                               task=task)
+                handles[task] = fut.result()
             if pending:
-                err = self._find_unresponsive({futures[f] for f in pending},
-                                              "while a graph was registered with it")
+                waiting = {futures[f] for f in pending}
+                err = self._find_unresponsive(waiting, "while a graph was registered with it",
+                                              gone_is_failure=False)
                 if err is not None:
                     raise err
+                for task in sorted(waiting - reported - {self.master.task}):
+                    reported.add(task)
+                    logger.info("Registering a graph is waiting for %s to come up (at most "
+                                "%.0f s).", task, CONTROL_TIMEOUT_SECS)
         return handles
 
-    def _find_unresponsive(self, tasks: set,
-                           when: str = "during the step") -> Optional[errors.OpError]:
+    def _find_unresponsive(self, tasks: set, when: str = "during the step",
+                           gone_is_failure: bool = True) -> Optional[errors.OpError]:
+        """An UnavailableError naming the first of ``tasks`` that does not answer a ping.
+
+        A ping that times out means the task is there but does not answer (frozen,
+        or cut off by the network). A refused connection means it is gone: a failure
+        during a step, but while registering a graph only "not up yet"
+        (``gone_is_failure=False``).
+        """
         remote = [t for t in tasks if t != self.master.task]
         pings = {t: self.master.pool.submit(self.master.worker(t).ping, PING_TIMEOUT_SECS)
                  for t in remote}
@@ -210,6 +238,8 @@ class MasterSession:
             try:
                 fut.result()
             except errors.OpError as e:
+                if not gone_is_failure and not isinstance(e, errors.DeadlineExceededError):
+                    continue
                 return errors.UnavailableError(
                     None, None, f"Task {t} stopped responding {when} "
                     f"({type(e).__name__}: {e.message})", task=t)

@@ -6,7 +6,8 @@ it calls hooks around every ``run``, and it survives the restart of a task of
 the cluster. When a step fails with ``AbortedError`` or ``UnavailableError``
 (a parameter server or worker went away and came back) the raw session is
 closed, a new one is created by the same creator -- the chief restores the
-latest checkpoint, workers wait until the model is ready again -- hooks see
+latest checkpoint if a parameter server lost its variables (else it goes on
+with them), workers wait until the model is ready again -- hooks see
 ``after_create_session`` again, and the step is retried, a bounded number of
 times.
 
@@ -186,8 +187,13 @@ class _MonitoredSession:
         if self._closed:
             raise RuntimeError("Run called on a closed MonitoredSession.")
         attempt = 0
+        failed_at: Optional[float] = None
         while True:
             sess = self._ensure_session()
+            if failed_at is not None:
+                logger.warning("Recovered: a new session is ready %.1f s after the step "
+                               "failed; retrying the step.", time.monotonic() - failed_at)
+                failed_at = None
             try:
                 return self._run_coordinated(fn, sess)
             except _PREEMPTION_ERRORS as e:
@@ -199,6 +205,7 @@ class _MonitoredSession:
                     "restarted; closing this session, creating a new one (attempt %d of %d) "
                     "and retrying the step.", type(e).__name__, e, attempt,
                     self._max_recovery_attempts)
+                failed_at = time.monotonic()
                 self._discard_session()
 
     def _run_coordinated(self, fn: Callable[[Any], Any], sess: Any) -> Any:

@@ -255,6 +255,10 @@ def _session_manager(scaffold: Scaffold) -> SessionManager:
 class ChiefSessionCreator(SessionCreator):
     """Creates the chief's sessions: restore the latest checkpoint, else initialize.
 
+    A session created again after a failed step keeps the model as it is when it is
+    still initialized on every task (nothing was lost); only when a task lost its
+    variables (a parameter server restarted) is the latest checkpoint restored.
+
     Args:
       scaffold: the model's ``Scaffold`` (a default one when None).
       master: the session target.
