@@ -146,3 +146,27 @@ def test_random_op_state_survives_new_fetch_lists(two_tasks):
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(r2), a)
         np.testing.assert_array_equal(sess.run(r2), b)
+
+
+def test_two_clients_share_a_variable_on_the_ps():
+    """Between-graph replication: two clients on two workers build their own graphs
+    with a variable of the same name on /job:ps/task:0, and both see one variable."""
+    c = LocalCluster({"ps": 1, "worker": 2})
+    try:
+        graphs, sessions, incs = [], [], []
+        for i in range(2):
+            g = tf.Graph()
+            with g.as_default(), tf.device("/job:ps/task:0"):
+                v = tf.Variable(0.0, name="shared")
+                incs.append((v, tf.assign_add(v, float(i + 1))))
+            graphs.append(g)
+            sessions.append(tf.Session(c.target("worker", i), graph=g))
+        sessions[0].run(incs[0][0].initializer)
+        sessions[0].run(incs[0][1])   # +1 through worker 0
+        sessions[1].run(incs[1][1])   # +2 through worker 1, same variable
+        assert sessions[0].run(incs[0][0]) == 3.0
+        assert sessions[1].run(incs[1][0]) == 3.0
+        for s in sessions:
+            s.close()
+    finally:
+        c.stop()
