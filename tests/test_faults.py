@@ -443,7 +443,9 @@ def test_chief_killed_while_saving_leaves_the_previous_checkpoint_loadable(fault
     assert tf.train.latest_checkpoint(str(c.ckpt)) == previous
     step = int(previous.rsplit("-", 1)[1])
     assert 0 < step < hang
-    assert int(tf.train.load_variable(previous, "global_step")) == step
+    # The other worker trains on while the chief saves (asynchronous training), so
+    # the saved global step may be a little past the one in the checkpoint's name.
+    assert step <= int(tf.train.load_variable(previous, "global_step")) <= step + 10
     assert tf.train.load_variable(previous, "w").shape == (16, 1)
     c.start("worker:0")
     line = c.wait_log("worker:0", r"^.*Restoring parameters from .*$", 60)
