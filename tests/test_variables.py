@@ -414,16 +414,6 @@ def test_orthogonal_initializer():
         tf.orthogonal_initializer()([3])
 
 
-def _random_ops_ready():
-    from tensorfleet.ops import random_ops
-    return all(hasattr(random_ops, n) for n in ("random_normal", "truncated_normal",
-                                                 "random_uniform"))
-
-
-needs_random = pytest.mark.skipif(not _random_ops_ready(), reason="random_ops not written yet")
-
-
-@needs_random
 def test_random_initializers_statistics_and_shapes():
     n = tf.random_normal_initializer(mean=1.0, stddev=2.0, seed=3)
     vals = _init_values(n, [200, 100])
@@ -445,7 +435,6 @@ def test_random_initializers_statistics_and_shapes():
         tf.random_normal_initializer(dtype=tf.int32)
 
 
-@needs_random
 def test_default_get_variable_initializer_is_glorot_uniform():
     w = tf.get_variable("w", [50, 50])
     with tf.Session() as sess:
@@ -455,7 +444,6 @@ def test_default_get_variable_initializer_is_glorot_uniform():
     assert np.abs(vals).max() <= limit and vals.std() > 0.3 * limit
 
 
-@needs_random
 def test_seeded_initializer_repeats():
     a = tf.get_variable("a", [5], initializer=tf.random_uniform_initializer(seed=7))
     b = tf.get_variable("b", [5], initializer=tf.random_uniform_initializer(seed=7))
