@@ -195,18 +195,16 @@ def run_task(flags: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 
 class Task:
-    """A task subprocess in its own process group, with its stdout lines timed."""
+    """A task subprocess in its own process group, with its progress lines collected."""
 
     def __init__(self, cmd: List[str], env: Dict[str, str], t0: float):
         self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, env=env,
                                      text=True, start_new_session=True)
         self.t0 = t0
-        self.lines: Dict[str, str] = {}
-        self.arrived: Dict[str, float] = {}
-        self.exit_t: Optional[float] = None
+        self.lines: Dict[str, str] = {}  # the last WARM / REPORT / CLOSED line's payload
+        self.exit_t: Optional[float] = None  # seconds from launch, set when the process ends
         self.killed = False
-        self.changed = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -215,11 +213,9 @@ class Task:
             kind, _, rest = line.strip().partition(" ")
             if kind in ("WARM", "REPORT", "CLOSED"):
                 self.lines[kind] = rest
-                self.arrived[kind] = time.time() - self.t0
-                self.changed.set()
+        # Stdout closes when the process exits; this is when the job figure is taken.
         self.proc.wait()
         self.exit_t = time.time() - self.t0
-        self.changed.set()
 
     def kill(self) -> None:
         """Kills the task's process group (it has no other members) and reaps it."""
@@ -287,7 +283,7 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
     try:
         for job, index in (("ps", 0), ("worker", 0), ("worker", 1)):
             tasks.append(Task(base + ["--job_name", job, "--task_index", str(index)], env, t0))
-        ps, workers = tasks[0], tasks[1:]
+        workers = tasks[1:]
         finished = True
         if args.case == "sync_job":
             finished = wait_until(lambda: all(w.exit_t is not None for w in workers),
