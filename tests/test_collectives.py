@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tensorfleet import errors
-from tensorfleet.collectives import LocalGroup, RingGroup, fusion, group as group_mod
+from tensorfleet.collectives import LocalGroup, RingGroup, group as group_mod, plan_buckets
 from tensorfleet.testing.cluster import free_ports
 from tensorfleet.transport import auth
 
@@ -274,9 +274,9 @@ def test_segment_bounds_and_bucket_plan():
     assert group_mod.segment_bounds(10, 3) == [0, 4, 7, 10]
     assert group_mod.segment_bounds(12, 3, unit=3) == [0, 6, 9, 12]
     items = [(100, "f"), (100, "f"), (300, "f"), (None, "f"), (10, "i"), (10, "f")]
-    assert fusion.plan_buckets(items, 250) == [[0, 1], [2], [3], [4], [5]]
-    assert fusion.plan_buckets(items, 0) == [[0], [1], [2], [3], [4], [5]]
-    assert fusion.plan_buckets(items[:3], 1 << 20) == [[0, 1, 2]]
-    buf = fusion.pack([np.ones((2, 2)), np.zeros(3), np.float64(5)])
-    a, b, c = fusion.unpack(buf, [(2, 2), (3,), ()])
+    assert plan_buckets(items, 250) == [[0, 1], [2], [3], [4], [5]]
+    assert plan_buckets(items, 0) == [[0], [1], [2], [3], [4], [5]]
+    assert plan_buckets(items[:3], 1 << 20) == [[0, 1, 2]]
+    buf = group_mod.pack([np.ones((2, 2)), np.zeros(3), np.float64(5)])
+    a, b, c = group_mod.unpack(buf, [(2, 2), (3,), ()])
     assert a.shape == (2, 2) and b.shape == (3,) and c.shape == () and c == 5

@@ -13,12 +13,11 @@ from tensorfleet.collectives.group import (  # noqa: F401
 from tensorfleet.collectives.ring import RingGroup  # noqa: F401
 from tensorfleet.collectives.registry import (  # noqa: F401
     get_group, init, is_initialized, rank, register_group, shutdown, size)
-from tensorfleet.collectives.fusion import DEFAULT_FUSION_THRESHOLD, plan_buckets  # noqa: F401
 from tensorfleet.ops.collective_ops import (  # noqa: F401
     all_gather, all_reduce, barrier, broadcast, reduce_scatter)
 from tensorfleet.collectives.optimizer import (  # noqa: F401
-    BroadcastGlobalVariablesHook, Compression, DistributedOptimizer, broadcast_global_variables,
-    broadcast_variables)
+    DEFAULT_FUSION_THRESHOLD, BroadcastGlobalVariablesHook, Compression, DistributedOptimizer,
+    broadcast_global_variables, broadcast_variables, plan_buckets)
 from tensorfleet.collectives.strategy import (  # noqa: F401
     CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy, ReduceOp)
 

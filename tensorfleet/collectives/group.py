@@ -23,7 +23,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.collectives import fusion as _fusion
 
 SUM = "sum"
 MEAN = "mean"
@@ -152,9 +151,9 @@ class Group(abc.ABC):
         """
         arrays = [contiguous(as_array(v, "all_reduce")) for v in values]
         parts = []
-        for idxs in _fusion.group_by_dtype(arrays):
+        for idxs in group_by_dtype(arrays):
             members = [arrays[i] for i in idxs]
-            buf = _fusion.pack(members) if len(idxs) > 1 else members[0]
+            buf = pack(members) if len(idxs) > 1 else members[0]
             fut = self.all_reduce_async(buf, reduction, compression=compression,
                                         timeout=timeout, out=buf if len(idxs) > 1 else None)
             parts.append((idxs, [a.shape for a in members], fut))
@@ -165,10 +164,10 @@ class Group(abc.ABC):
         """``broadcast`` of several tensors, fused into one buffer per dtype."""
         arrays = [contiguous(as_array(v, "broadcast")) for v in values]
         out: List[Any] = [None] * len(arrays)
-        for idxs in _fusion.group_by_dtype(arrays):
+        for idxs in group_by_dtype(arrays):
             members = [arrays[i] for i in idxs]
-            res = self.broadcast(_fusion.pack(members), root, timeout=timeout)
-            for i, piece in zip(idxs, _fusion.unpack(res, [a.shape for a in members])):
+            res = self.broadcast(pack(members), root, timeout=timeout)
+            for i, piece in zip(idxs, unpack(res, [a.shape for a in members])):
                 out[i] = piece
         return out
 
@@ -218,7 +217,7 @@ def _combine(parts: List[Tuple[List[int], List[Tuple[int, ...]], "concurrent.fut
         try:
             for idxs, shapes, fut in parts:
                 buf = fut.result()
-                pieces = _fusion.unpack(buf.reshape(-1), shapes) if len(idxs) > 1 else [buf]
+                pieces = unpack(buf.reshape(-1), shapes) if len(idxs) > 1 else [buf]
                 for i, piece in zip(idxs, pieces):
                     out[i] = piece
         except BaseException as e:  # noqa: BLE001 - delivered through the future
@@ -299,6 +298,62 @@ class LocalGroup(Group):
         return None
 
 
+# ---------------------------------------------------------------------------- tensor fusion
+# A reduction of a few kilobytes costs about as much as one of a megabyte (round
+# trips dominate), so tensors of one dtype travel packed back to back in one buffer.
+
+
+def pack(arrays: Sequence[np.ndarray], out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The arrays' elements back to back in one flat buffer (``out`` reused if it fits).
+
+    Raises:
+      InvalidArgumentError: the arrays do not share one dtype.
+    """
+    if not arrays:
+        return np.empty(0, np.float32)
+    dtype = arrays[0].dtype
+    total = 0
+    for a in arrays:
+        if a.dtype != dtype:
+            raise errors.InvalidArgumentError(
+                None, None, f"a fused buffer holds one dtype, got {dtype} and {a.dtype}")
+        total += a.size
+    if out is None or out.dtype != dtype or out.size != total:
+        out = np.empty(total, dtype)
+    pos = 0
+    for a in arrays:
+        out[pos:pos + a.size] = a.reshape(-1)
+        pos += a.size
+    return out
+
+
+def unpack(buffer: np.ndarray, shapes: Sequence[Sequence[int]]) -> List[np.ndarray]:
+    """Views of ``buffer`` with the given shapes, in order.
+
+    Raises:
+      InvalidArgumentError: the shapes do not add up to the buffer's size.
+    """
+    out: List[np.ndarray] = []
+    pos = 0
+    for shape in shapes:
+        n = int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
+        out.append(buffer[pos:pos + n].reshape(shape))
+        pos += n
+    if pos != buffer.size:
+        raise errors.InvalidArgumentError(
+            None, None, f"fused buffer of {buffer.size} elements does not match the shapes "
+            f"{[list(s) for s in shapes]} ({pos} elements)")
+    return out
+
+
+def group_by_dtype(arrays: Sequence[np.ndarray]) -> List[List[int]]:
+    """Indices of ``arrays`` grouped by dtype, in order of first appearance."""
+    groups: dict = {}
+    for i, a in enumerate(arrays):
+        groups.setdefault(a.dtype.str, []).append(i)
+    return list(groups.values())
+
+
 def check_peers(addresses: Sequence[str], rank: int) -> Tuple[List[str], int]:
     """Validates a peer list and a rank; InvalidArgumentError with the reason."""
     addrs = [str(a) for a in addresses]
@@ -317,5 +372,6 @@ def check_peers(addresses: Sequence[str], rank: int) -> Tuple[List[str], int]:
 __all__ = [
     "SUM", "MEAN", "MAX", "MIN", "REDUCTIONS", "NO_COMPRESSION", "FP16", "COMPRESSIONS",
     "DEFAULT_TIMEOUT", "Group", "LocalGroup", "merge_fn", "contiguous", "check_reduction",
-    "check_compression", "as_array", "wire_dtype", "segment_bounds", "check_peers",
+    "check_compression", "as_array", "wire_dtype", "segment_bounds", "check_peers", "pack",
+    "unpack", "group_by_dtype",
 ]

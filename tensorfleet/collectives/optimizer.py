@@ -25,10 +25,10 @@ imports it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, List, Optional, Sequence, Tuple
 
-from tensorfleet.collectives import fusion
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.ops import collective_ops
@@ -36,6 +36,42 @@ from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.session_run_hook import SessionRunHook
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_FUSION_THRESHOLD = 64 << 20
+
+
+def plan_buckets(items: Sequence[Tuple[Optional[int], Any]], threshold: int) -> List[List[int]]:
+    """Indices of ``items`` grouped into buckets, keeping their order.
+
+    Args:
+      items: ``(nbytes, dtype)`` per tensor, in the order the tensors become
+        ready; ``nbytes`` None (shape unknown when the graph is built) puts the
+        tensor in a bucket of its own.
+      threshold: the largest bucket in bytes; 0 or less disables fusion (one
+        bucket per tensor). A tensor bigger than the threshold gets its own.
+
+    A bucket closes when the next tensor has another dtype or would take it
+    past ``threshold``: a bucket's reduction can start as soon as its last
+    tensor is ready, so buckets are consecutive runs rather than a packing.
+    """
+    buckets: List[List[int]] = []
+    current: List[int] = []
+    size, dtype = 0, None
+    for i, (nbytes, dt) in enumerate(items):
+        fits = (threshold > 0 and nbytes is not None and current and dt == dtype
+                and size + nbytes <= threshold)
+        if not fits:
+            if current:
+                buckets.append(current)
+            current, size, dtype = [], 0, dt
+        current.append(i)
+        size += nbytes or 0
+        if nbytes is None or threshold <= 0:
+            buckets.append(current)
+            current, size, dtype = [], 0, None
+    if current:
+        buckets.append(current)
+    return buckets
 
 
 class Compression:
@@ -93,7 +129,7 @@ class DistributedOptimizer(Optimizer):
     def __init__(self, optimizer: Optimizer, name: Optional[str] = None,
                  use_locking: bool = False, compression: str = Compression.none,
                  sparse_as_dense: bool = False, op: str = "mean",
-                 fusion_threshold_bytes: int = fusion.DEFAULT_FUSION_THRESHOLD,
+                 fusion_threshold_bytes: int = DEFAULT_FUSION_THRESHOLD,
                  overlap: bool = True, group_key: Optional[str] = None,
                  timeout: Optional[float] = None):
         if not isinstance(optimizer, Optimizer):
@@ -166,7 +202,7 @@ class DistributedOptimizer(Optimizer):
         # Backprop order: the executor runs gradient ops in creation order.
         dense.sort(key=lambda i: out[i][0].op._id)
         grads = [out[i][0] for i in dense]
-        buckets = fusion.plan_buckets([(_static_nbytes(g), g.dtype.name) for g in grads],
+        buckets = plan_buckets([(_static_nbytes(g), g.dtype.name) for g in grads],
                                       self._threshold)
         logger.debug("reducing %d gradients in %d buckets", len(grads), len(buckets))
         if not self._overlap:
@@ -262,7 +298,7 @@ class BroadcastGlobalVariablesHook(SessionRunHook):
         if self._op is None:
             from tensorfleet.framework.graph import get_default_graph
             graph = get_default_graph()
-            with graph.device(self.device) if self.device else _nullcontext():
+            with graph.device(self.device) if self.device else contextlib.nullcontext():
                 self._op = broadcast_global_variables(self.root_rank, self.group_key)
 
     def after_create_session(self, session: Any, coord: Any) -> None:
@@ -271,13 +307,5 @@ class BroadcastGlobalVariablesHook(SessionRunHook):
             session.run(self._op)
 
 
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
-__all__ = ["Compression", "DistributedOptimizer", "broadcast_variables",
+__all__ = ["DEFAULT_FUSION_THRESHOLD", "plan_buckets", "Compression", "DistributedOptimizer", "broadcast_variables",
            "broadcast_global_variables", "BroadcastGlobalVariablesHook"]
