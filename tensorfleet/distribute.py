@@ -10,7 +10,7 @@ workers of ``TF_CONFIG``. ``DistributedOptimizer`` and
 import types
 
 from tensorfleet.distributed.resolver import TFConfigClusterResolver
-from tensorfleet.collectives.optimizer import (
+from tensorfleet.training.distributed_optimizer import (
     BroadcastGlobalVariablesHook, Compression, DistributedOptimizer, broadcast_global_variables,
     broadcast_variables)
 from tensorfleet.collectives.strategy import (

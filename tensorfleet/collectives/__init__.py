@@ -15,14 +15,25 @@ from tensorfleet.collectives.registry import (  # noqa: F401
     get_group, init, is_initialized, rank, register_group, shutdown, size)
 from tensorfleet.ops.collective_ops import (  # noqa: F401
     all_gather, all_reduce, barrier, broadcast, reduce_scatter)
-from tensorfleet.collectives.optimizer import (  # noqa: F401
-    DEFAULT_FUSION_THRESHOLD, BroadcastGlobalVariablesHook, Compression, DistributedOptimizer,
-    broadcast_global_variables, broadcast_variables, plan_buckets)
 from tensorfleet.collectives.strategy import (  # noqa: F401
     CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy, ReduceOp)
 
 allreduce = all_reduce
 allgather = all_gather
+
+# The training side (DistributedOptimizer and friends) lives in training/, a layer
+# below this one; it is re-exported lazily so that ``import tensorfleet.collectives as
+# hvd; hvd.DistributedOptimizer(...)`` works as with Horovod.
+_TRAINING_NAMES = ("DEFAULT_FUSION_THRESHOLD", "BroadcastGlobalVariablesHook", "Compression",
+                   "DistributedOptimizer", "broadcast_global_variables",
+                   "broadcast_variables", "plan_buckets")
+
+
+def __getattr__(name: str):
+    if name in _TRAINING_NAMES:
+        from tensorfleet.training import distributed_optimizer
+        return getattr(distributed_optimizer, name)
+    raise AttributeError(f"module 'tensorfleet.collectives' has no attribute {name!r}")
 
 __all__ = [
     "Group", "LocalGroup", "RingGroup", "SUM", "MEAN", "MAX", "MIN", "FP16",
