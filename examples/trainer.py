@@ -15,13 +15,13 @@ synchronously with ``--sync`` (SyncReplicasOptimizer), checkpoints to
 
 import argparse
 import json
-import os
 import sys
 import time
 
 import numpy as np
 
 import tensorfleet as tf
+from _data import load_digits_split, teacher_task
 
 FLAGS = None
 
@@ -30,16 +30,10 @@ def load_data(input_dim: int, seed: int):
     """Digits (8x8 = 64 features) or, for ``--input_dim`` other than 64, synthetic
     inputs of that width labelled by a fixed random linear teacher."""
     if input_dim == 64:
-        from sklearn.datasets import load_digits
-        d = load_digits()
-        x = (d.data / 16.0).astype(np.float32)
-        y = d.target.astype(np.int64)
-    else:
-        rng = np.random.RandomState(seed)
-        x = rng.rand(4096, input_dim).astype(np.float32)
-        y = np.argmax(x @ rng.randn(input_dim, 10), axis=1).astype(np.int64)
-    perm = np.random.RandomState(seed).permutation(len(x))
-    x, y = x[perm], y[perm]
+        x_train, y_train, x_test, y_test = load_digits_split(split_seed=seed)
+        return ((x_train.reshape(len(x_train), -1), y_train),
+                (x_test.reshape(len(x_test), -1), y_test))
+    x, y = teacher_task(4096, dim=input_dim, seed=seed)
     n_test = len(x) // 5
     return (x[n_test:], y[n_test:]), (x[:n_test], y[:n_test])
 
