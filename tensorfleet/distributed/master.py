@@ -22,8 +22,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
-from tensorfleet.distributed.partition import group_receives, partition, relay_through_master
+from tensorfleet.distributed.partition import partition
 from tensorfleet.distributed.placement import log_placement, place
+from tensorfleet.distributed.transfers import plan_transfers
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.serialization import import_graph_def
 from tensorfleet.runtime.executor import prune
@@ -93,8 +94,7 @@ class MasterSession:
                 for line in log_placement(placement):
                     sys.stderr.write(line + "\n")
             parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)
-            relay_through_master(parts, self.master.task)
-            group_receives(parts)
+            plan_transfers(parts, self.master.task)
             # Registered with every task at once; a task that froze or was cut off
             # fails the registration within seconds (as it would fail a step) instead
             # of holding it for the whole control-call deadline.
