@@ -18,45 +18,88 @@ from tensorfleet import errors
 Key = Tuple[int, str]
 
 
+class _Waiter:
+    """One receiver blocked on the keys it still misses; woken once, when the last
+    arrives (or the step is aborted), not by every unrelated send."""
+
+    __slots__ = ("lock", "missing", "woken")
+
+    def __init__(self, missing: int):
+        self.lock = threading.Lock()
+        self.lock.acquire()
+        self.missing = missing
+        self.woken = False
+
+    def wake(self) -> None:
+        if not self.woken:
+            self.woken = True
+            self.lock.release()
+
+
 class Rendezvous:
     """Thread-safe table of in-flight tensors of all steps on one worker."""
 
     def __init__(self, task: str):
         self.task = task
         self._items: Dict[Key, Any] = {}
-        self._cond = threading.Condition()
+        self._waiters: Dict[Key, _Waiter] = {}
+        self._lock = threading.Lock()
         self._aborted: Dict[int, errors.OpError] = {}
         self._aborted_order: Deque[int] = collections.deque()
 
     def send(self, step_id: int, key: str, value: Any) -> None:
-        with self._cond:
+        k = (step_id, key)
+        with self._lock:
             if step_id in self._aborted:
                 return
-            self._items[(step_id, key)] = value
-            self._cond.notify_all()
+            self._items[k] = value
+            w = self._waiters.pop(k, None)
+            if w is not None:
+                w.missing -= 1
+                if w.missing <= 0:
+                    w.wake()
 
     def take(self, step_id: int, key: str, timeout: float) -> Any:
         """Waits for and removes the tensor under ``key``; DeadlineExceededError after
         ``timeout`` seconds, or the step's error if it was aborted."""
+        return self.take_many(step_id, [key], timeout)[0]
+
+    def take_many(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
+        """``take`` for several keys of one step: returns once all of them are here."""
         deadline = time.monotonic() + timeout
-        k = (step_id, key)
-        with self._cond:
-            while True:
-                if k in self._items:
-                    return self._items.pop(k)
+        wanted = [(step_id, k) for k in keys]
+        while True:
+            with self._lock:
                 err = self._aborted.get(step_id)
                 if err is not None:
                     raise type(err)(err.node_def, None, err.message, task=err.task)
+                missing = [k for k in wanted if k not in self._items]
+                if not missing:
+                    return [self._items.pop(k) for k in wanted]
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise errors.DeadlineExceededError(
+                    late = errors.DeadlineExceededError(
                         None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} for "
-                        f"tensor {key.split(';')[0]!r} of step {step_id}")
-                self._cond.wait(min(left, 1.0))
+                        f"tensor {missing[0][1].split(';')[0]!r} of step {step_id}")
+                    late.missing_key = missing[0][1]
+                    raise late
+                w = _Waiter(len(missing))
+                for k in missing:
+                    if k in self._waiters:
+                        raise errors.InternalError(
+                            None, None, f"two receivers wait on {self.task} for tensor "
+                            f"{k[1].split(';')[0]!r} of step {step_id}")
+                for k in missing:
+                    self._waiters[k] = w
+            w.lock.acquire(timeout=min(left, 1.0))
+            with self._lock:
+                for k in missing:
+                    if self._waiters.get(k) is w:
+                        del self._waiters[k]
 
     def abort(self, step_id: int, error: errors.OpError) -> None:
         """Fails every current and future wait of ``step_id`` with ``error``."""
-        with self._cond:
+        with self._lock:
             if step_id not in self._aborted:
                 self._aborted[step_id] = error
                 self._aborted_order.append(step_id)
@@ -64,16 +107,17 @@ class Rendezvous:
                     self._aborted.pop(self._aborted_order.popleft(), None)
             for k in [k for k in self._items if k[0] == step_id]:
                 del self._items[k]
-            self._cond.notify_all()
+            for k in [k for k in self._waiters if k[0] == step_id]:
+                self._waiters.pop(k).wake()
 
     def abort_all(self, error: errors.OpError) -> None:
-        with self._cond:
-            steps: Set[int] = {k[0] for k in self._items}
+        with self._lock:
+            steps: Set[int] = {k[0] for k in self._items} | {k[0] for k in self._waiters}
         for s in steps:
             self.abort(s, error)
 
     def pending(self) -> int:
-        with self._cond:
+        with self._lock:
             return len(self._items)
 
 
@@ -103,7 +147,7 @@ class StepRendezvous:
 
     def recv_many(self, src_task: str, keys: List[str]) -> List[Any]:
         if src_task == self.local.task:
-            return [self.local.take(self.step_id, k, self.timeout) for k in keys]
+            return self.local.take_many(self.step_id, keys, self.timeout)
         return self.peer(src_task).recv_tensors(self.step_id, keys, self.timeout)
 
 

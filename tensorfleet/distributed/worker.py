@@ -170,14 +170,11 @@ class WorkerService:
     # -- RecvTensor / AbortStep ------------------------------------------------------------
     def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
         """Blocks until this task's ``_Send`` for ``key`` in ``step_id`` has run."""
-        return self._take(step_id, key, time.monotonic() + timeout, timeout)
+        return self.recv_tensors(step_id, [key], timeout)[0]
 
     def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
         """``recv_tensor`` for several keys of one step, answered together."""
         deadline = time.monotonic() + timeout
-        return [self._take(step_id, k, deadline, timeout) for k in keys]
-
-    def _take(self, step_id: int, key: str, deadline: float, timeout: float) -> Any:
         # Waits in slices so that a server that stops ends the wait: an RPC handler
         # blocked here for a step whose client died would otherwise keep the
         # stopped task's process alive for up to ``timeout``.
@@ -187,9 +184,11 @@ class WorkerService:
                 raise errors.CancelledError(None, None, f"{self.task} is shutting down",
                                             task=self.task)
             try:
-                return self.rendezvous.take(step_id, key, max(0.0, min(left, _RECV_SLICE_SECS)))
-            except errors.DeadlineExceededError:
+                return self.rendezvous.take_many(step_id, keys,
+                                                 max(0.0, min(left, _RECV_SLICE_SECS)))
+            except errors.DeadlineExceededError as e:
                 if left <= _RECV_SLICE_SECS:
+                    key = getattr(e, "missing_key", keys[0])
                     raise errors.DeadlineExceededError(
                         None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} "
                         f"for tensor {key.split(';')[0]!r} of step {step_id}",
