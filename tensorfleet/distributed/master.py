@@ -45,6 +45,40 @@ CLEANUP_WAIT_SECS = 2.0
 SLOW_STEP_REPORT_SECS = float(os.environ.get("TENSORFLEET_SLOW_STEP_REPORT_SECS", "10"))
 
 
+def _as_op_error(exc: BaseException, task: Optional[str]) -> errors.OpError:
+    if isinstance(exc, errors.OpError):
+        return exc
+    return errors.InternalError(None, None, f"{type(exc).__name__}: {exc}", task=task)
+
+
+class _Step:
+    """One running step: its remote partitions and the first error it met."""
+
+    __slots__ = ("id", "plan", "futures", "start", "last_ping", "next_report", "error",
+                 "session", "_lock")
+
+    def __init__(self, step_id: int, plan: "_StepPlan"):
+        self.id = step_id
+        self.plan = plan
+        self.futures: Dict[Any, str] = {}  # remote RunGraph future -> task
+        self.start = self.last_ping = time.monotonic()
+        self.next_report = SLOW_STEP_REPORT_SECS
+        self.error: Optional[errors.OpError] = None
+        self.session: Optional["MasterSession"] = None
+        self._lock = threading.Lock()
+
+    def fail(self, err: errors.OpError) -> bool:
+        """Records ``err`` unless the step already failed; whether it was the first."""
+        with self._lock:
+            if self.error is not None:
+                return False
+            self.error = err
+            return True
+
+    def pending_tasks(self) -> set:
+        return {task for fut, task in list(self.futures.items()) if not fut.done()}
+
+
 class _StepPlan:
     __slots__ = ("parts", "fed_fetches", "fetch_names", "relays")
 
@@ -121,20 +155,36 @@ class MasterSession:
                                               "in number")
         plan = self._plan(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         feeds = dict(zip(feed_names, feed_values))
-        step_id = random.getrandbits(62)
+        step = _Step(random.getrandbits(62), plan)
         results: Dict[str, Any] = {}
-        if len(plan.parts) == 1 and plan.parts[0][0] == self.master.task:
-            task, client, handle, fnames, _ = plan.parts[0]
-            results.update(client.run_graph(handle, step_id, {n: feeds[n] for n in fnames}))
-        else:
-            futures: Dict[Any, str] = {}
-            for task, client, handle, fnames, _ in plan.parts:
-                fut = self.master.pool.submit(client.run_graph, handle, step_id,
-                                              {n: feeds[n] for n in fnames})
-                if task in plan.relays:
-                    fut.add_done_callback(self._relay(plan.relays[task], step_id))
-                futures[fut] = task
-            self._collect(plan, step_id, futures, results)
+        local = None
+        for part in plan.parts:
+            task, client, handle, fnames, _ = part
+            if task == self.master.task and local is None:
+                local = part
+                continue
+            fut = self.master.pool.submit(client.run_graph, handle, step.id,
+                                          {n: feeds[n] for n in fnames})
+            if task in plan.relays:
+                fut.add_done_callback(self._relay(plan.relays[task], step.id))
+            fut.add_done_callback(self._on_remote_done(step))
+            step.futures[fut] = task
+        if local is not None:
+            # The master's own partition runs on this thread: no hand-off to a pool
+            # thread and back. While it runs, the master's watchdog pings the other
+            # tasks, as ``_collect`` does while it waits.
+            task, client, handle, fnames, _ = local
+            if step.futures:
+                step.session = self
+                self.master.watch(step)
+            try:
+                results.update(client.run_graph(handle, step.id, {n: feeds[n] for n in fnames}))
+            except errors.OpError as e:
+                step.fail(e)
+            finally:
+                if step.futures:
+                    self.master.unwatch(step)
+        self._collect(step, results)
         out = []
         for n in plan.fetch_names:
             if n in plan.fed_fetches:
@@ -143,44 +193,60 @@ class MasterSession:
                 out.append(results[n])
         return out
 
-    def _collect(self, plan: _StepPlan, step_id: int, futures: Dict[Any, str],
-                 results: Dict[str, Any]) -> None:
-        """Waits for every partition of a step. While waiting it pings the remote tasks
-        now and then, so a task that died or froze fails the step within seconds,
-        named, instead of hanging it; the first failure aborts the step everywhere."""
-        pending = set(futures)
-        first: Optional[errors.OpError] = None
-        start = last_ping = time.monotonic()
-        next_report = SLOW_STEP_REPORT_SECS
-        while pending and first is None:
+    def _on_remote_done(self, step: "_Step") -> Callable[[Any], None]:
+        def done(fut: Any) -> None:
+            exc = fut.exception()
+            if exc is not None and step.fail(_as_op_error(exc, step.futures.get(fut))):
+                self.master.abort_local(step)
+        return done
+
+    def _collect(self, step: "_Step", results: Dict[str, Any]) -> None:
+        """Waits for every remote partition of a step. While waiting it pings the
+        remote tasks now and then, so a task that died or froze fails the step
+        within seconds, named, instead of hanging it; the first failure aborts the
+        step everywhere."""
+        pending = set(step.futures)
+        while pending and step.error is None:
             done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
             for fut in done:
                 exc = fut.exception()
                 if exc is None:
                     results.update(fut.result())
-                elif first is None:
-                    first = exc if isinstance(exc, errors.OpError) else errors.InternalError(
-                        None, None, f"{type(exc).__name__}: {exc}", task=futures[fut])
-            if first is None and pending and time.monotonic() - last_ping >= HEARTBEAT_SECS:
-                first = self._find_unresponsive({futures[f] for f in pending})
-                last_ping = time.monotonic()
-                waited = last_ping - start
-                if first is None and waited >= next_report:
-                    # Every task answers, yet the step does not finish: it is blocked in a
-                    # kernel by design (a queue, synchronous replicas waiting for a peer).
-                    # Say so, so that a wait for a task that died is never silent.
-                    next_report = min(waited * 2, waited + 60.0)
-                    logger.warning(
-                        "Step %d has been running for %.0f s; still waiting for %s. Every "
-                        "task answers pings, so the step is blocked in a kernel: a queue, "
-                        "or SyncReplicasOptimizer waiting for the gradients or tokens of "
-                        "replicas that are not running.", step_id, waited,
-                        ", ".join(sorted({futures[f] for f in pending})))
-        if first is not None:
-            self._abort(plan, step_id, first)
+                else:
+                    # Also done by the future's callback, which may not have run yet.
+                    step.fail(_as_op_error(exc, step.futures[fut]))
+            if step.error is None and pending:
+                self.check_progress(step, {step.futures[f] for f in pending})
+        if step.error is not None:
+            first = step.error
+            self._abort(step.plan, step.id, first)
             # Healthy tasks wind down quickly; a task that stopped answering will not.
-            wait([f for f in pending if futures[f] != first.task], timeout=ABORT_GRACE_SECS)
+            wait([f for f in pending if step.futures[f] != first.task], timeout=ABORT_GRACE_SECS)
             raise first
+
+    def check_progress(self, step: "_Step", waiting: set) -> None:
+        """Every ``HEARTBEAT_SECS`` of a step: fails it if one of the ``waiting`` tasks
+        does not answer a ping, and reports a step that has been blocked for long."""
+        now = time.monotonic()
+        if now - step.last_ping < HEARTBEAT_SECS:
+            return
+        err = self._find_unresponsive(waiting)
+        step.last_ping = time.monotonic()
+        if err is not None:
+            step.fail(err)
+            return
+        waited = step.last_ping - step.start
+        if waited >= step.next_report:
+            # Every task answers, yet the step does not finish: it is blocked in a
+            # kernel by design (a queue, synchronous replicas waiting for a peer).
+            # Say so, so that a wait for a task that died is never silent.
+            step.next_report = min(waited * 2, waited + 60.0)
+            logger.warning(
+                "Step %d has been running for %.0f s; still waiting for %s. Every "
+                "task answers pings, so the step is blocked in a kernel: a queue, "
+                "or SyncReplicasOptimizer waiting for the gradients or tokens of "
+                "replicas that are not running.", step.id, waited,
+                ", ".join(sorted(waiting)))
 
     def _await_registration(self, futures: Dict[Any, str]) -> Dict[str, str]:
         """Graph handles by task, pinging the tasks that take long to answer.
@@ -297,6 +363,11 @@ class MasterService:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="tf-master")
+        # Steps whose own partition runs on the caller's thread, checked by the watchdog.
+        self._watched: Dict[int, _Step] = {}
+        self._watch_lock = threading.Lock()
+        self._watchdog: Optional[threading.Thread] = None
+        self._stopping = threading.Event()
 
     def worker(self, task: str) -> Any:
         return self._worker_fn(task)
@@ -335,7 +406,45 @@ class MasterService:
         for task in self.cluster.all_tasks():
             self.worker(task).reset(containers)
 
+    def watch(self, step: _Step) -> None:
+        """Has the watchdog ping ``step``'s other tasks while this task's partition runs."""
+        with self._watch_lock:
+            self._watched[step.id] = step
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch_loop, daemon=True,
+                                                  name="tf-master-watchdog")
+                self._watchdog.start()
+
+    def unwatch(self, step: _Step) -> None:
+        with self._watch_lock:
+            self._watched.pop(step.id, None)
+
+    def abort_local(self, step: _Step) -> None:
+        """Ends this task's partition of a failed step: it may be waiting for a tensor
+        that will never come. The other tasks are told when the step is collected."""
+        err = step.error
+        if err is not None:
+            self.worker(self.task).abort_step(
+                step.id, err.error_code,
+                f"Step aborted because {err.task or 'a task'} failed: {err.message}")
+
+    def _watch_loop(self) -> None:
+        while not self._stopping.wait(HEARTBEAT_SECS / 2):
+            with self._watch_lock:
+                steps = list(self._watched.values())
+            for step in steps:
+                if step.error is not None or step.session is None:
+                    continue
+                waiting = step.pending_tasks() or {self.task}
+                try:
+                    step.session.check_progress(step, waiting)
+                except Exception:  # noqa: BLE001 - the watchdog must outlive any one step
+                    logger.exception("checking step %d failed", step.id)
+                if step.error is not None:
+                    self.abort_local(step)
+
     def shutdown(self) -> None:
+        self._stopping.set()
         self.pool.shutdown(wait=False)
 
 

@@ -257,6 +257,9 @@ class Plan:
         outstanding = 0
         from tensorfleet.kernels.registry import _STEP
         cur_step = getattr(_STEP, "value", None)
+        local = getattr(getattr(cur_step, "rendezvous", None), "local", None)
+        local_task = getattr(local, "task", None)
+        deferred: List[int] = []
 
         def run_async(i: int) -> None:
             kern, ctx, ins, _, _, _ = self.steps[i]
@@ -299,7 +302,13 @@ class Plan:
                     if i in leader:
                         outstanding += len(leader[i])
                         _ASYNC_POOL.submit(run_group, leader[i])
-                    elif i not in grouped:
+                    elif i in grouped:
+                        pass
+                    elif local_task is not None and ctx.attrs.get("src_task") == local_task:
+                        # Waiting on this task's own rendezvous gains nothing by
+                        # starting early: wait until the step has nothing else to do.
+                        deferred.append(i)
+                    else:
                         outstanding += 1
                         _ASYNC_POOL.submit(run_async, i)
                     continue
@@ -308,6 +317,17 @@ class Plan:
                 except Exception as e:  # noqa: BLE001
                     raise _as_op_error(e, op) from e
                 finish(i, r)
+            if deferred and remaining:
+                if not outstanding and len(deferred) == 1:
+                    # The one thing left to wait for: wait on this thread rather
+                    # than hand the wait to a pool thread and wait for that.
+                    outstanding += 1
+                    run_async(deferred.pop())
+                else:
+                    for i in deferred:
+                        outstanding += 1
+                        _ASYNC_POOL.submit(run_async, i)
+                    deferred.clear()
             if remaining:
                 if not outstanding:
                     raise errors.InternalError(None, None, "dataflow executor stalled")
