@@ -9,3 +9,14 @@ import tensorfleet as tf
 def _fresh_graph():
     tf.reset_default_graph()
     yield
+
+
+@pytest.fixture
+def channels():
+    """A private gRPC channel cache, closed at teardown."""
+    from tensorfleet.transport import rpc
+    cache = rpc.ChannelCache()
+    try:
+        yield cache
+    finally:
+        cache.close_all()

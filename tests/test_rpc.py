@@ -33,15 +33,6 @@ def _no_env_token(monkeypatch):
 
 
 @pytest.fixture
-def channels():
-    cache = rpc.ChannelCache()
-    try:
-        yield cache
-    finally:
-        cache.close_all()
-
-
-@pytest.fixture
 def release():
     """Set at teardown so handlers that block return before their server stops."""
     event = threading.Event()

@@ -42,7 +42,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, wire
+from tensorfleet.transport import auth, bulk, wire
 
 logger = logging.getLogger(__name__)
 
@@ -372,12 +372,7 @@ class TcpLink:
             if sent > 0:
                 started = True
                 last = now
-                while sent:
-                    if sent >= len(views[0]):
-                        sent -= len(views.pop(0))
-                    else:
-                        views[0] = views[0][sent:]
-                        sent = 0
+                bulk.consume(views, sent)
                 continue
             failed = self._is_failed()
             if failed is not None:

@@ -46,6 +46,13 @@ SLOW_STEP_REPORT_SECS = float(os.environ.get("TENSORFLEET_SLOW_STEP_REPORT_SECS"
 
 
 def _as_op_error(exc: BaseException, task: Optional[str]) -> errors.OpError:
+    """What a failed RunGraph of ``task`` reports to the client."""
+    if getattr(exc, "unreachable", False) and isinstance(exc, errors.UnavailableError):
+        # Said the way a failed ping says it: the transport's own words (a stream
+        # removed, a connection timed out) do not tell the user what happened.
+        return errors.UnavailableError(
+            None, None, f"Task {task} stopped responding during the step "
+            f"(UnavailableError: {exc.message})", task=task)
     if isinstance(exc, errors.OpError):
         return exc
     return errors.InternalError(None, None, f"{type(exc).__name__}: {exc}", task=task)
