@@ -191,7 +191,12 @@ class MasterSession:
             finally:
                 if step.futures:
                     self.master.unwatch(step)
-        self._collect(step, results)
+        try:
+            self._collect(step, results)
+        finally:
+            # Each future's callback refers to the step, which refers to the future:
+            # without this the step's tensors would wait for the garbage collector.
+            step.futures.clear()
         out = []
         for n in plan.fetch_names:
             if n in plan.fed_fetches:

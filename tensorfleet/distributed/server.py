@@ -17,8 +17,12 @@ from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.master import MasterService
 from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
+from tensorfleet.runtime.session import register_private_value_check
 from tensorfleet.runtime.threads import apply_config
-from tensorfleet.transport import RpcServer
+from tensorfleet.transport import RpcServer, buffers
+
+# A fetched tensor that arrived from another task is returned without a copy.
+register_private_value_check(buffers.is_message_buffer)
 
 logger = logging.getLogger(__name__)
 

@@ -129,11 +129,25 @@ class _FetchStructure:
         return items if spec[1] is list else spec[1](items)
 
 
+_PRIVATE_CHECKS: List[Callable[[np.ndarray], bool]] = []
+
+
+def register_private_value_check(check: Callable[[np.ndarray], bool]) -> None:
+    """Adds ``check(array)``: True when a fetched view refers to memory nothing else
+    uses (a tensor received from another task), so it needs no defensive copy."""
+    if check not in _PRIVATE_CHECKS:
+        _PRIVATE_CHECKS.append(check)
+
+
 def _to_user_value(v: Any) -> Any:
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
             return v[()]
         if not v.flags.owndata or not v.flags.writeable:
+            # A view may alias a variable or another live buffer; a received
+            # tensor's own message buffer is the user's alone.
+            if v.flags.writeable and any(check(v) for check in _PRIVATE_CHECKS):
+                return v
             return v.copy()
     return v
 
@@ -361,4 +375,4 @@ def get_default_session_or_raise() -> BaseSession:
 register_default_session_fn(get_default_session_or_raise)
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "LocalBackend",
-           "register_session_factory", "convert_feed_value"]
+           "register_session_factory", "register_private_value_check", "convert_feed_value"]

@@ -35,6 +35,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.transport import buffers
 
 WIRE_VERSION = 1
 MAGIC = b"TFLT"
@@ -436,7 +437,7 @@ def reassemble(chunks: Iterable[Buffer], total: int,
     """
     if total < 0 or total > max_message_bytes:
         raise _invalid(f"declared size {total} is outside 0..{max_message_bytes}")
-    out = np.empty(total, dtype=np.uint8)
+    out = buffers.take(total)
     filled = 0
     for chunk in chunks:
         piece = np.frombuffer(chunk, dtype=np.uint8)
