@@ -131,3 +131,16 @@ def test_transfer_graph_finds_cycles_through_groups():
     assert not graph.acyclic(group_of={"a": "a", "b": "a"})  # b waits for r, r for a
     assert graph.acyclic(group_of={"a": "a", "r": "a"}) is False
     assert not graph.acyclic(deps={"a": {"b"}, "b": {"a"}}, group_of={})
+
+
+def test_a_big_tensor_is_pulled_rather_than_relayed():
+    with tf.Graph().as_default():
+        with tf.device(PS):
+            big = tf.Variable(tf.zeros([1 << 19], tf.float32), name="big")  # 2 MiB
+            small = tf.Variable(tf.zeros([4], tf.float32), name="small")
+        with tf.device(WK):
+            out = tf.reduce_sum(big) + tf.reduce_sum(small)
+        parts = _plan([out])
+        assert list(parts[PS].relays) == ["small/read:0"]
+        assert [nd["attr"]["key"]["s"].split(";")[0] for nd in parts[PS].tail
+                if nd["op"] == "_Send"] == ["big/read:0"]

@@ -22,8 +22,15 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set
 
+import numpy as np
+
 from tensorfleet.distributed.partition import Partition
 from tensorfleet.framework.serialization import encode_attr
+
+# A relayed tensor is copied once more on its way (a reply is snapshotted before it
+# is sent), while a pulled one is sent straight from its memory: beyond this size
+# the copy costs more than the round trip a relay saves.
+MAX_RELAY_BYTES = 1 << 20
 
 
 def _key(nd: Dict) -> str:
@@ -32,6 +39,19 @@ def _key(nd: Dict) -> str:
 
 def _node_of(inp: str) -> str:
     return inp[1:] if inp.startswith("^") else inp.rsplit(":", 1)[0]
+
+
+def _static_bytes(recv: Dict) -> int:
+    """The byte size of a ``_Recv``'s tensor when its shape is fully known, else 0."""
+    dims = recv["attr"].get("shape", {}).get("shape")
+    dtype = recv["attr"].get("dtype", {}).get("type")
+    if dims is None or dtype is None or any(d is None or d < 0 for d in dims):
+        return 0
+    try:
+        itemsize = np.dtype(dtype).itemsize
+    except TypeError:
+        return 0
+    return int(np.prod(dims, dtype=np.int64)) * itemsize
 
 
 def _recv_ancestors(p: Partition) -> Dict[str, FrozenSet[str]]:
@@ -146,7 +166,8 @@ def relay_through_master(parts: Dict[str, Partition], master_task: str,
                          graph: Optional[TransferGraph] = None) -> TransferGraph:
     """Sends into the master's own task ride back on the sender's RunGraph reply.
 
-    That saves the receiver a RecvTensor round trip. A partition that receives
+    That saves the receiver a RecvTensor round trip, for tensors up to
+    ``MAX_RELAY_BYTES`` (or of a shape only known at run time). A partition that receives
     nothing never waits for the master's task, so all its sends there can ride.
     One that does receive relays a tensor only when nothing it waits for waits
     for that tensor (checked on the transfer graph), and when the master's task
@@ -158,6 +179,7 @@ def relay_through_master(parts: Dict[str, Partition], master_task: str,
         return graph
     dst = parts[master_task]
     passed_on = graph.feeds_other_tasks(master_task)
+    recvs = {_key(nd): nd for nd in dst.head if nd["op"] == "_Recv"}
     for task, p in parts.items():
         if task == master_task:
             continue
@@ -165,6 +187,8 @@ def relay_through_master(parts: Dict[str, Partition], master_task: str,
         for nd in [n for n in p.tail if n["op"] == "_Send"]:
             key = _key(nd)
             if not key.endswith(f";{master_task}"):
+                continue
+            if key in recvs and _static_bytes(recvs[key]) > MAX_RELAY_BYTES:
                 continue
             if own:
                 if graph.recv_name[master_task].get(key) in passed_on:
