@@ -15,8 +15,16 @@ The reply-size table (median round trip of several runs, GB/s, CPU per call) is
 where ``BULK_THRESHOLD`` comes from: the size from which ``bulk`` beats both
 gRPC paths.
 
+The RecvTensors table (``--recv-only``) compares, through ``RpcClient.call``, a
+RecvTensors-like handler (a small request naming keys, a reply of one tensor)
+called over gRPC (``grpc``: a server without side channel; ``grpc+fetch``: a
+method the service does not declare for the side channel, so unary replies and
+side-channel fetches above ``BULK_THRESHOLD``) and over the side channel
+(``side``: the method declared in ``bulk_methods``, one raw-TCP round trip).
+
     python benchmarks/transport_bench.py [--runs 5] [--calls 2000] [--mb 64]
     python benchmarks/transport_bench.py --sizes-only --runs 7
+    python benchmarks/transport_bench.py --recv-only --runs 5 --sizes 1,64,800,4096
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ UNARY_MAX = (4 << 20) + (32 << 10)
 def _serve(mb: int, bulk_threshold: int, stream_threshold: int) -> None:
     """Server side: Echo returns its input, Big a fixed tensor, Sink drops its input,
     Sized ``header["n"]`` bytes (one buffer per size, made once)."""
-    from tensorfleet.transport import RpcServer, rpc
+    from tensorfleet.transport import RpcServer, ServiceHandlers, rpc
 
     if bulk_threshold >= 0:
         rpc.BULK_THRESHOLD = bulk_threshold
@@ -72,9 +80,16 @@ def _serve(mb: int, bulk_threshold: int, stream_threshold: int) -> None:
     def sink(header: Dict[str, Any], tensors: List[np.ndarray]) -> Tuple[Dict[str, Any], list]:
         return {"bytes": int(sum(t.nbytes for t in tensors))}, []
 
-    server = RpcServer("127.0.0.1:0", SERVICE, {"Echo": echo, "Big": fetch_big, "Sink": sink,
-                                                "Sized": fetch_sized},
-                       token="bench-token").start()
+    def recv(header: Dict[str, Any], tensors: List[np.ndarray]) -> Tuple[Dict[str, Any], list]:
+        # Shaped like RecvTensors: keys in, one float32 tensor per call out.
+        if not isinstance(header.get("keys"), list):
+            raise ValueError("keys missing")
+        return {}, [fetch_sized(header, tensors)[1][0].view(np.float32)]
+
+    handlers = ServiceHandlers({"Echo": echo, "Big": fetch_big, "Sink": sink,
+                                "Sized": fetch_sized, "Recv": recv, "RecvGrpc": recv},
+                               bulk_methods={"Recv"})
+    server = RpcServer("127.0.0.1:0", SERVICE, handlers, token="bench-token").start()
     # The parent reads the bound port from this line; stdout is the only channel back.
     sys.stdout.write(f"{server.port}\n")
     sys.stdout.flush()
@@ -164,14 +179,55 @@ def _sizes_table(clients: Dict[str, Any], pids: Dict[str, int], runs: int,
               f"({max(med['bulk'], med[best]) / min(med['bulk'], med[best]):.2f}x)")
 
 
+def _recv_table(clients: Dict[str, Any], pids: Dict[str, int], runs: int,
+                sizes: Sequence[int]) -> None:
+    """RecvTensors-like calls through ``RpcClient.call``: gRPC against the side channel."""
+    paths = {"grpc": (clients["grpc"], "Recv", pids["grpc"]),
+             "grpc+fetch": (clients["default"], "RecvGrpc", pids["default"]),
+             "side": (clients["default"], "Recv", pids["default"])}
+    if not clients["default"].side_channel():
+        raise RuntimeError("the default server offers no side channel")
+    keys = [f"/job:ps/task:0;0000000000000001;/job:worker/task:0;w{i}:0;0:0" for i in range(4)]
+    print(f"\nRecvTensors-like calls (RpcClient.call): round trip (median of {runs} runs, "
+          f"each the median of several calls), CPU ms per call (client + server)")
+    print(f"{'reply':>8} | " + " | ".join(f"{n + ' ms':>13} {'cpu':>5}" for n in paths)
+          + " | side vs grpc+fetch")
+    for size in sizes:
+        calls = max(5, min(300, (64 << 20) // size))
+        per_run: Dict[str, List[float]] = {n: [] for n in paths}
+        cpu = {n: 0.0 for n in paths}
+        for client, method, _ in paths.values():
+            for _ in range(3):  # warm-up: connections, the server's cached buffer
+                client.call(method, {"keys": keys, "n": size}, timeout=120)
+        for _ in range(runs):
+            for name, (client, method, pid) in paths.items():
+                times = []
+                c0, s0 = time.process_time(), _cpu_seconds(pid)
+                for _ in range(calls):
+                    t0 = time.perf_counter()
+                    _, (arr,) = client.call(method, {"keys": keys, "n": size}, timeout=120)
+                    times.append(time.perf_counter() - t0)
+                    if arr.nbytes != size:
+                        raise RuntimeError(f"expected {size} bytes, got {arr.nbytes}")
+                cpu[name] += time.process_time() - c0 + _cpu_seconds(pid) - s0
+                per_run[name].append(statistics.median(times))
+        med = {n: statistics.median(v) for n, v in per_run.items()}
+        row = " | ".join(f"{med[n] * 1e3:13.3f} {cpu[n] / (runs * calls) * 1e3:5.2f}"
+                         for n in paths)
+        print(f"{_size_label(size):>8} | {row} | {med['grpc+fetch'] / med['side']:.2f}x")
+
+
 def _client(ports: Dict[str, int], pids: Dict[str, int], runs: int, calls: int, mb: int,
-            sizes: Sequence[int], sizes_only: bool) -> None:
+            sizes: Sequence[int], sizes_only: bool, recv_only: bool = False) -> None:
     from tensorfleet.transport import RpcClient, wire
 
     clients = {name: RpcClient(f"127.0.0.1:{port}", SERVICE, token="bench-token")
                for name, port in ports.items()}
     for c in clients.values():
         c.wait_ready(30)
+    if recv_only:
+        _recv_table(clients, pids, runs, sizes)
+        return
     _sizes_table(clients, pids, runs, sizes)
     if sizes_only:
         return
@@ -221,6 +277,8 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument("--mb", type=int, default=64)
     parser.add_argument("--sizes-only", action="store_true",
                         help="only the reply-size table")
+    parser.add_argument("--recv-only", action="store_true",
+                        help="only the RecvTensors table: gRPC against side channel calls")
     parser.add_argument("--sizes", default=",".join(str(n >> 10) for n in SIZES),
                         help="reply sizes in KiB, comma-separated")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -235,13 +293,16 @@ def main(argv: Sequence[str] = ()) -> None:
                "unary": ({"TENSORFLEET_BULK": "0"}, -1, UNARY_MAX),
                "bulk": ({}, 0, -1),
                "default": ({}, -1, -1)}
+    if args.recv_only:
+        configs = {name: configs[name] for name in ("grpc", "default")}
     with contextlib.ExitStack() as stack:
         ports, pids = {}, {}
         for name, (env, bulk_at, stream_at) in configs.items():
             ports[name], pids[name] = stack.enter_context(
                 _server(args.mb, env, bulk_at, stream_at))
         sizes = [int(k) << 10 for k in args.sizes.split(",") if k.strip()]
-        _client(ports, pids, args.runs, args.calls, args.mb, sizes, args.sizes_only)
+        _client(ports, pids, args.runs, args.calls, args.mb, sizes, args.sizes_only,
+                args.recv_only)
 
 
 @contextlib.contextmanager

@@ -20,3 +20,22 @@ def channels():
         yield cache
     finally:
         cache.close_all()
+
+
+@pytest.fixture
+def clean_transport_env(monkeypatch):
+    """No cluster token and no side-channel switch from the environment."""
+    from tensorfleet.transport import auth, bulk
+    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
+    monkeypatch.delenv(bulk.BULK_ENV, raising=False)
+
+
+@pytest.fixture
+def pool():
+    """A private side-channel connection pool, closed at teardown."""
+    from tensorfleet.transport import bulk
+    p = bulk.BulkPool()
+    try:
+        yield p
+    finally:
+        p.close_all()

@@ -69,3 +69,28 @@ def test_idle_memory_is_bounded_and_small_buffers_are_not_pooled():
     pool.clear()
     assert pool.idle_bytes == 0
 
+
+
+def test_a_remote_tensor_reaches_the_user_without_a_copy_and_its_memory_is_reused():
+    import tensorfleet as tf
+    from tensorfleet.testing.cluster import local_cluster
+    from tensorfleet.transport import buffers
+
+    with local_cluster(local=2) as c:
+        with tf.device("/job:local/task:1"):
+            var = tf.Variable(tf.ones([1 << 20], tf.float32))  # 4 MiB: a parked reply
+            part = tf.identity(var[:10])
+        with tf.Session(c.target("local", 0)) as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(var)
+            assert buffers.is_message_buffer(got) and got.flags.writeable
+            got[:] = 5.0  # the user's own memory: the variable is untouched
+            assert float(sess.run(var)[0]) == 1.0
+            del got
+            gc.collect()
+            reused = buffers.POOL.reused
+            for _ in range(3):
+                sess.run(var)
+            assert buffers.POOL.reused >= reused + 3
+            small = sess.run(part)  # a small reply: decoded from gRPC's bytes, copied
+            assert small.flags.writeable and not buffers.is_message_buffer(small)

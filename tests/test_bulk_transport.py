@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tensorfleet import errors
+from bulk_fakes import FakeListener, read_until_closed
 from tensorfleet.transport import auth, bulk, rpc
 
 SERVICE = "test.Bulk"
@@ -20,19 +21,7 @@ TOKEN = "bulk-test-cluster-token"
 MIB = 1 << 20
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch):
-    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
-    monkeypatch.delenv(bulk.BULK_ENV, raising=False)
-
-
-@pytest.fixture
-def pool():
-    p = bulk.BulkPool()
-    try:
-        yield p
-    finally:
-        p.close_all()
+pytestmark = pytest.mark.usefixtures("clean_transport_env")
 
 
 def _data(seed: int, nbytes: int) -> np.ndarray:
@@ -155,19 +144,6 @@ def _park(server, payload: bytes) -> bytes:
     return server._pending.put(buf)
 
 
-def _read_until_closed(sock: socket.socket, limit: float = 5.0) -> bytes:
-    sock.settimeout(limit)
-    data = b""
-    try:
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
-    except ConnectionResetError:
-        return data
-
-
 def test_wrong_token_is_refused_and_nothing_leaks(serve, channels, pool, caplog):
     server = serve(token=TOKEN)
     listener = server.bulk_listener
@@ -183,7 +159,7 @@ def test_wrong_token_is_refused_and_nothing_leaks(serve, channels, pool, caplog)
             sock.sendall(bulk._HELLO.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, os.urandom(16)))
             sock.sendall(bulk._PROOF.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, b"\0" * 32))
             sock.sendall(bulk._REQUEST.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, key))
-            got = _read_until_closed(sock)
+            got = read_until_closed(sock)
     assert len(got) == bulk._CHALLENGE.size + bulk._VERDICT.size
     assert got[-bulk._VERDICT.size:] == bulk._VERDICT.pack(bulk.MAGIC, bulk.BULK_VERSION,
                                                            bulk.VERDICT_REFUSED)
@@ -225,7 +201,7 @@ def test_malformed_request_closes_only_that_connection(serve, channels, pool, re
             sock.sendall(request_bytes)
         except ConnectionError:
             pass  # the server may close before it has read everything
-        assert _read_until_closed(sock) == b""
+        assert read_until_closed(sock) == b""
     finally:
         sock.close()
     assert listener.stats["bad_requests"] == 1
@@ -238,7 +214,7 @@ def test_garbage_instead_of_a_handshake_is_refused(serve):
     server = serve()
     with socket.create_connection(("127.0.0.1", server.bulk_listener.port), timeout=5) as sock:
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert _read_until_closed(sock) == b""
+        assert read_until_closed(sock) == b""
     assert server.bulk_listener.stats["refused"] == 1
 
 
@@ -257,40 +233,10 @@ def test_unknown_key_is_aborted_and_the_connection_stays_usable(serve, pool):
     assert stats["accepted"] == 1 and stats["not_found"] == 2 and stats["served"] == 1
 
 
-class _FakeListener:
-    """Authenticates like a real listener, then answers one request with ``reply``."""
-
-    def __init__(self, token: str, reply: bytes) -> None:
-        self._key, self._reply = token.encode(), reply
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.release = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        conn, _ = self.sock.accept()
-        with conn:
-            conn.settimeout(10)
-            _, _, _, cn = bulk._HELLO.unpack(conn.recv(bulk._HELLO.size, socket.MSG_WAITALL))
-            sn = os.urandom(16)
-            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn,
-                                              bulk._mac(self._key, b"server", cn, sn)))
-            conn.recv(bulk._PROOF.size, socket.MSG_WAITALL)
-            conn.sendall(bulk._VERDICT.pack(bulk.MAGIC, bulk.BULK_VERSION, 0))
-            conn.recv(bulk._REQUEST.size, socket.MSG_WAITALL)
-            conn.sendall(self._reply)
-            self.release.wait(10)
-
-    def close(self) -> None:
-        self.release.set()
-        self.thread.join(10)
-        self.sock.close()
-
-
 @pytest.mark.parametrize("declared", [1 << 40, 3 * MIB - 1, 3 * MIB + 1])
 def test_a_reply_size_other_than_announced_is_refused_before_allocation(pool, declared):
-    fake = _FakeListener(TOKEN, bulk._REPLY.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, declared))
+    fake = FakeListener(TOKEN, request_bytes=bulk._REQUEST.size,
+                        reply=bulk._REPLY.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, declared))
     try:
         with pytest.raises(errors.InvalidArgumentError, match="announced"):
             pool.fetch(f"127.0.0.1:{fake.port}", fake.port, TOKEN, b"k" * 16, 3 * MIB,
@@ -301,7 +247,8 @@ def test_a_reply_size_other_than_announced_is_refused_before_allocation(pool, de
 
 def test_a_stalled_reply_ends_at_the_deadline(pool):
     head = bulk._REPLY.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, 3 * MIB)
-    fake = _FakeListener(TOKEN, head + b"\0" * 1000)  # then nothing more
+    # Then nothing more.
+    fake = FakeListener(TOKEN, request_bytes=bulk._REQUEST.size, reply=head + b"\0" * 1000)
     try:
         t0 = time.monotonic()
         with pytest.raises(TimeoutError):
@@ -356,6 +303,25 @@ def test_unreachable_side_channel_falls_back_to_fetch_and_logs_once(serve, chann
     assert len(notes) == 1 and notes[0].levelno == logging.INFO
     assert server.address in notes[0].getMessage()
     assert list(pool.unreachable()) == [(server.address, server.bulk_listener.port)]
+
+
+def test_an_unreachable_side_channel_is_tried_again_after_a_while(serve, channels):
+    # A parameter server that was frozen when a client first connected must get
+    # its fast path back once it answers again.
+    pool = bulk.BulkPool(retry_after=0.3)
+    try:
+        server = serve()
+        client = _client(server, channels, pool)
+        port = server.bulk_listener.port
+        pool._mark_unreachable(server.address, port, "the handshake timed out")
+        _, (out,) = client.call("Data", {"seed": 1, "n": 2 * MIB})
+        assert np.array_equal(out, _data(1, 2 * MIB)) and _served(server) == 0  # _Fetch
+        time.sleep(0.4)
+        _, (out,) = client.call("Data", {"seed": 2, "n": 2 * MIB})
+        assert np.array_equal(out, _data(2, 2 * MIB)) and _served(server) == 1
+        assert pool.unreachable() == {}
+    finally:
+        pool.close_all()
 
 
 def test_bulk_env_zero_disables_the_side_channel_on_both_sides(serve, channels, pool,

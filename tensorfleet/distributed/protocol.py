@@ -3,6 +3,13 @@
 Every request is a (header, tensors) message (see transport/wire.py). Headers
 are checked field by field here, so a malformed request becomes an
 InvalidArgumentError for its caller and never reaches the services.
+
+The data plane (``BULK_METHODS``: RecvTensor and RecvTensors, pulled by every
+step of parameter-server training) may also be called over the servers' bulk
+side channel instead of gRPC, as TensorFlow's "grpc+verbs" moves RecvTensor to
+a faster transport and keeps gRPC for control. ``handlers`` declares them in
+the table it returns (``transport.ServiceHandlers``), which the ``RpcServer``
+serving it reads.
 """
 
 from __future__ import annotations
@@ -13,8 +20,12 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.transport import ServiceHandlers
 
 SERVICE = "tensorfleet.Task"
+# Methods that may be called over the bulk side channel: small requests, replies
+# of tensors taken out of the rendezvous (which nothing changes after).
+BULK_METHODS = frozenset({"RecvTensor", "RecvTensors"})
 
 Message = Tuple[Dict[str, Any], List[np.ndarray]]
 Handler = Callable[[Dict[str, Any], List[np.ndarray]], Message]
@@ -101,8 +112,9 @@ def _counted(fn: Handler, traffic: Traffic) -> Handler:
     return call
 
 
-def handlers(server: Any) -> Dict[str, Handler]:
-    """The methods a task serves, bound to its master and worker."""
+def handlers(server: Any) -> ServiceHandlers:
+    """The methods a task serves, bound to its master and worker; ``BULK_METHODS``
+    are declared as callable over the bulk side channel too."""
     master, worker = server.master, server.worker
     traffic = Traffic()
 
@@ -190,7 +202,9 @@ def handlers(server: Any) -> Dict[str, Handler]:
         "AbortStep": abort_step,
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
-    return {name: _counted(fn, traffic) for name, fn in methods.items()}
+    # Counted the same whichever way a call arrives, gRPC or the side channel.
+    return ServiceHandlers({name: _counted(fn, traffic) for name, fn in methods.items()},
+                           bulk_methods=BULK_METHODS)
 
 
-__all__ = ["SERVICE", "Traffic", "handlers", "field", "str_list"]
+__all__ = ["SERVICE", "BULK_METHODS", "Traffic", "handlers", "field", "str_list"]

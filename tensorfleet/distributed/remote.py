@@ -65,14 +65,30 @@ class RemoteWorker:
                                        "feeds": list(feeds)}, list(feeds.values()), STEP_TIMEOUT)
         return dict(zip(h["fetches"], t))
 
+    def _recv(self, method: str, header: Dict[str, Any], timeout: float) -> List[Any]:
+        # RecvTensor(s) go over the task's bulk side channel when it has one (the
+        # service declares them in protocol.BULK_METHODS); client.call decides.
+        try:
+            return self._call(method, header, (), timeout + CONTROL_TIMEOUT)[1]
+        except errors.UnavailableError as e:
+            if not getattr(e, "unreachable", False):
+                raise  # the task answered: an error about some other task
+            # A receive runs inside a step's partition, whose error reaches the user
+            # as it is: say which task stopped answering, as a failed ping does.
+            err = errors.UnavailableError(
+                e.node_def, e.op, f"Task {self.task} stopped responding during the step "
+                f"(UnavailableError: {e.message})", task=self.task)
+            err.unreachable = True
+            raise err from None
+
     def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
-        _, t = self._call("RecvTensor", {"step_id": step_id, "key": key, "timeout": timeout},
-                          (), timeout + CONTROL_TIMEOUT)
+        t = self._recv("RecvTensor", {"step_id": step_id, "key": key, "timeout": timeout},
+                       timeout)
         return t[0]
 
     def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
-        _, t = self._call("RecvTensors", {"step_id": step_id, "keys": keys, "timeout": timeout},
-                          (), timeout + CONTROL_TIMEOUT)
+        t = self._recv("RecvTensors", {"step_id": step_id, "keys": keys, "timeout": timeout},
+                       timeout)
         if len(t) != len(keys):
             raise errors.InternalError(None, None, f"RecvTensors from {self.task}: asked for "
                                        f"{len(keys)} tensors, got {len(t)}", task=self.task)

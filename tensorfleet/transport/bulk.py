@@ -1,24 +1,42 @@
-"""A raw-TCP side channel for big RPC replies, beside gRPC.
+"""A raw-TCP side channel beside gRPC: big replies, and calls of chosen methods.
 
 Why: gRPC Python hands every received message to Python as a fresh ``bytes``
 and copies it again into place, which caps a big reply near 0.7-0.9 GB/s
 between two processes; a plain socket that receives straight into a
 preallocated numpy buffer (``recv_into`` with ``MSG_WAITALL``, which releases
 the GIL) moves two to four times that, depending on the machine, at half the
-CPU. gRPC stays the control path: a big reply is parked on the server as one
-contiguous snapshot and the unary reply is a small handle naming it (see
-``rpc``); the client redeems the handle here, or with gRPC's ``_Fetch`` when
-this channel cannot be used.
+CPU. A unary gRPC call also costs about half a millisecond of latency and of
+CPU even when tiny. gRPC stays the control path; the side channel carries
 
-Protocol, all integers little-endian, every message of fixed size::
+* *parked replies*: a big reply is parked on the server as one contiguous
+  snapshot and the unary reply is a small handle naming it (see ``rpc``); the
+  client redeems the handle here, or with gRPC's ``_Fetch`` when this channel
+  cannot be used;
+* *calls* of the methods a service allows (the data plane: RecvTensor), sent
+  here whole instead of over gRPC, as TensorFlow's "grpc+verbs" moves
+  RecvTensor off gRPC and keeps it for control.
+
+Protocol, all integers little-endian::
 
     client -> server  hello      magic b"TFLB" | version u16 | flags u16 | client nonce 16
     server -> client  challenge  magic | version | flags | server nonce 16 | server MAC 32
     client -> server  proof      magic | version | flags | client MAC 32
     server -> client  verdict    magic | version | status u16 (0 accepted, 1 refused)
-    then, any number of times:
-    client -> server  request    magic | version | flags | response key 16
+    then, any number of times, one of:
+    client -> server  fetch      magic | version | kind 0 u16 | response key 16
+    client -> server  call       magic | version | kind 1 u16 | name length u16 | 0 u16 |
+                                 request length u32 | 0 u64, then the name
+                                 (``service/method``, ASCII), then a ``wire`` frame
+    and its answer:
     server -> client  reply      magic | version | status u16 | total u64, then total bytes
+
+A fetch is answered with status 0 (the parked bytes) or 1 (not found). A call
+is answered with status 0 (the encoded reply message) or 2 (a JSON error:
+code, message, node, task); while its handler runs, the server sends a reply
+head of status 3 and total 0 every ``HEARTBEAT_INTERVAL`` seconds, so that a
+client waiting on a long-poll notices within ``LIVENESS_TIMEOUT`` a server
+that froze or a network that was cut (TCP keepalive cannot see a frozen
+process: its kernel still answers), as gRPC's HTTP/2 pings do.
 
 The MACs are HMAC-SHA256 with the cluster token as key over a transcript of
 both nonces and the side's role, so each side proves it holds the token, the
@@ -26,10 +44,11 @@ token never travels and a recorded handshake cannot be replayed. A server
 without a token (loopback only) runs the same handshake with an empty key.
 The data itself is not encrypted: with TLS the side channel is never used.
 
-Every byte read here is untrusted: each message is checked field by field, a
-reply's total must equal the size the handle announced (itself checked against
-the client's ``max_message_bytes``) before anything is allocated, and a
-malformed request closes that one connection.
+Every byte read here is untrusted: each message is checked field by field,
+sizes are checked against limits (a parked reply's total against the size the
+handle announced, a call request against ``MAX_CALL_REQUEST``, a call reply
+against the client's ``max_message_bytes``) before anything is allocated, and
+a malformed request closes that one connection.
 """
 
 from __future__ import annotations
@@ -38,16 +57,17 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import socket
 import struct
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth
+from tensorfleet.transport import auth, buffers
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +89,29 @@ IDLE_TIMEOUT = 300.0
 SEND_STALL_TIMEOUT = 60.0
 MAX_CONNECTIONS = 512
 MAX_IDLE_PER_ENDPOINT = 8
+# A call request is small by design (RecvTensor names keys); bigger ones go over gRPC.
+MAX_CALL_REQUEST = 1 << 20
+MAX_NAME_BYTES = 256
+MAX_ERROR_PAYLOAD = 64 << 10
+# The whole request of a call must arrive within this once its head has.
+REQUEST_TIMEOUT = 30.0
+# While a handler runs, the server says so this often; a client that hears nothing
+# for LIVENESS_TIMEOUT takes the server for frozen or cut off (gRPC: 2 s + 3 s).
+HEARTBEAT_INTERVAL = 1.0
+LIVENESS_TIMEOUT = 5.0
+# A side channel that could not be reached is tried again after this long, so a
+# server that was frozen or partitioned gets its fast path back.
+RETRY_AFTER = 30.0
+# TCP keepalive, for a peer whose machine or network goes away between calls.
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 2, 1, 3
+USER_TIMEOUT_MS = 5000
 
+KIND_FETCH = 0
+KIND_CALL = 1
 STATUS_OK = 0
 STATUS_NOT_FOUND = 1
+STATUS_ERROR = 2
+STATUS_PENDING = 3
 VERDICT_ACCEPTED = 0
 VERDICT_REFUSED = 1
 
@@ -80,9 +120,19 @@ _CHALLENGE = struct.Struct("<4sHH16s32s")
 _PROOF = struct.Struct("<4sHH32s")
 _VERDICT = struct.Struct("<4sHH")
 _REQUEST = struct.Struct("<4sHH16s")
+_CALL = struct.Struct("<4sHHHHIQ")
 _REPLY = struct.Struct("<4sHHQ")
+_HEARTBEAT = _REPLY.pack(MAGIC, BULK_VERSION, STATUS_PENDING, 0)
+_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.]*/[A-Za-z][A-Za-z0-9_]*")
+try:
+    _IOV_MAX = max(16, min(os.sysconf("SC_IOV_MAX"), 1024))
+except (AttributeError, ValueError, OSError):
+    _IOV_MAX = 16
 
 Endpoint = Tuple[str, int, bytes]
+Buffer = Union[bytes, bytearray, memoryview, np.ndarray]
+# (full method name, request frame) -> (STATUS_OK or STATUS_ERROR, reply parts, total bytes)
+CallHandler = Callable[[str, memoryview], Tuple[int, Sequence[Buffer], int]]
 
 
 def enabled() -> bool:
@@ -96,6 +146,10 @@ class BulkUnavailable(Exception):
 
 class _Stopped(Exception):
     """The listener is stopping; the connection's thread should end."""
+
+
+class _Silent(Exception):
+    """The peer sent nothing for ``LIVENESS_TIMEOUT`` seconds while a reply was due."""
 
 
 class _Eof(EOFError):
@@ -120,6 +174,18 @@ def _configure(sock: socket.socket, slice_seconds: float = POLL_SLICE) -> None:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(slice_seconds))
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(slice_seconds))
+    # A machine that crashed or a cut network never closes the connection: the
+    # kernel gives up after a few seconds of unanswered probes (or unacknowledged
+    # data), like gRPC's keepalive, instead of after TCP's default two hours.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", KEEPALIVE_IDLE), ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+                        ("TCP_KEEPCNT", KEEPALIVE_COUNT), ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
+        option = getattr(socket, name, None)
+        if option is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, option, value)
+            except OSError:
+                pass  # not supported here; the heartbeats still catch a silent peer
 
 
 def _mac(key: bytes, role: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
@@ -129,9 +195,11 @@ def _mac(key: bytes, role: bytes, client_nonce: bytes, server_nonce: bytes) -> b
 
 
 def _recv_exact(sock: socket.socket, view: memoryview, deadline: float,
-                stop: Optional[threading.Event] = None) -> None:
-    """Fills ``view`` from ``sock``; TimeoutError after ``deadline``, _Eof on a close."""
+                stop: Optional[threading.Event] = None, stall: Optional[float] = None) -> None:
+    """Fills ``view`` from ``sock``; TimeoutError after ``deadline``, _Silent after
+    ``stall`` seconds without a byte, _Eof on a close."""
     need, got = len(view), 0
+    last = time.monotonic() if stall is not None else 0.0
     while got < need:
         try:
             k = sock.recv_into(view[got:], need - got, socket.MSG_WAITALL)
@@ -141,11 +209,16 @@ def _recv_exact(sock: socket.socket, view: memoryview, deadline: float,
             raise _Eof(got)
         if k > 0:
             got += k
+            if stall is not None:
+                last = time.monotonic()
             continue
         if stop is not None and stop.is_set():
             raise _Stopped()
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             raise TimeoutError(f"received {got} of {need} bytes before the deadline")
+        if stall is not None and now - last > stall:
+            raise _Silent()
 
 
 def consume(views: List[memoryview], sent: int) -> None:
@@ -165,7 +238,8 @@ def _send_all(sock: socket.socket, parts: Sequence[memoryview], deadline: float,
     last = time.monotonic()
     while views:
         try:
-            sent = sock.sendmsg(views)
+            # A reply of many tensors has more parts than one sendmsg takes.
+            sent = sock.sendmsg(views[:_IOV_MAX])
         except (BlockingIOError, InterruptedError):
             sent = 0
         now = time.monotonic()
@@ -180,9 +254,9 @@ def _send_all(sock: socket.socket, parts: Sequence[memoryview], deadline: float,
 
 
 def _read(sock: socket.socket, fmt: struct.Struct, deadline: float,
-          stop: Optional[threading.Event] = None) -> tuple:
+          stop: Optional[threading.Event] = None, stall: Optional[float] = None) -> tuple:
     buf = bytearray(fmt.size)
-    _recv_exact(sock, memoryview(buf), deadline, stop)
+    _recv_exact(sock, memoryview(buf), deadline, stop, stall)
     return fmt.unpack(buf)
 
 
@@ -217,35 +291,61 @@ def _bind(host: str) -> socket.socket:
     raise last or OSError(f"cannot resolve {host!r}")
 
 
+class _Busy:
+    """A connection whose call handler is running: when its next heartbeat is due."""
+
+    __slots__ = ("lock", "due")
+
+    def __init__(self, due: float):
+        # Held while a heartbeat is being sent, so the reply never starts inside one.
+        self.lock = threading.Lock()
+        self.due = due
+
+
 class BulkListener:
-    """Serves parked responses over authenticated TCP connections.
+    """Serves parked responses, and calls of allowed methods, over authenticated TCP.
+
+    Each connection has one thread, which also runs the handlers of the calls
+    made on it; at most ``max_connections`` connections (so threads) at once.
 
     Args:
       host: the host to bind (the RPC server's own host); the port is ephemeral.
       token: cluster token; None means none (the handshake then uses an empty key).
       take: pops the parked response of a 16-byte key (a contiguous uint8 array),
         or returns None for an unknown or expired key.
+      call: serves a call: ``call(name, frame) -> (status, parts, total)`` with
+        ``name`` the checked ``service/method`` and ``frame`` the request; the
+        status is ``STATUS_OK`` (parts: the reply message) or ``STATUS_ERROR``
+        (parts: the JSON error). It decides which methods may be called, and must
+        not raise (an exception closes the connection). None refuses every call.
       max_connections: connections served at once; more are closed on accept.
       idle_timeout: an authenticated connection with no request for this long is closed.
+      max_call_request: the largest call request (name and frame) accepted.
     """
 
     def __init__(self, host: str, token: Optional[str],
                  take: Callable[[bytes], Optional[np.ndarray]], *,
+                 call: Optional[CallHandler] = None,
                  max_connections: int = MAX_CONNECTIONS,
-                 idle_timeout: float = IDLE_TIMEOUT):
+                 idle_timeout: float = IDLE_TIMEOUT,
+                 max_call_request: int = MAX_CALL_REQUEST):
         self._host = host
         self._key = (token or "").encode("utf-8")
         self._take = take
+        self._call = call
         self._max_connections = int(max_connections)
         self._idle_timeout = float(idle_timeout)
+        self._max_call_request = int(max_call_request)
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._conns: Dict[socket.socket, threading.Thread] = {}
+        self._busy: Dict[socket.socket, _Busy] = {}
         self._sock: Optional[socket.socket] = None
-        self._acceptor: Optional[threading.Thread] = None
+        self._threads: List[threading.Thread] = []
         self._port = 0
         self._stats = {"accepted": 0, "refused": 0, "bad_requests": 0, "served": 0,
-                       "bytes_served": 0, "not_found": 0}
+                       "bytes_served": 0, "not_found": 0, "calls": 0, "call_errors": 0,
+                       "call_bytes": 0}
 
     @property
     def port(self) -> int:
@@ -254,8 +354,9 @@ class BulkListener:
 
     @property
     def stats(self) -> Dict[str, int]:
-        """Counters: connections accepted and refused, bad requests, responses served
-        (counted as their sending starts) and keys not found."""
+        """Counters: connections accepted and refused, bad requests, parked responses
+        served (counted as their sending starts) and keys not found; calls answered,
+        those answered with an error, and the reply bytes of calls."""
         with self._lock:
             return dict(self._stats)
 
@@ -269,17 +370,26 @@ class BulkListener:
         # Accept wakes up regularly so that stop() never depends on close() waking it.
         sock.settimeout(POLL_SLICE * 2)
         self._sock, self._port = sock, sock.getsockname()[1]
-        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
-                                          name=f"tf-bulk-accept-{self._port}")
-        self._acceptor.start()
+        self._threads = [
+            threading.Thread(target=self._accept_loop, daemon=True,
+                             name=f"tf-bulk-accept-{self._port}"),
+            threading.Thread(target=self._heartbeat_loop, daemon=True,
+                             name=f"tf-bulk-beat-{self._port}")]
+        for thread in self._threads:
+            thread.start()
         logger.debug("bulk side channel listening on port %d", self._port)
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stops accepting, closes every connection and waits for the threads to end."""
+        """Stops accepting, closes every connection and waits for the threads to end.
+
+        A thread running a call's handler is not waited for (as gRPC does not wait
+        for its handlers): its client has already seen the connection close, and
+        the handler's reply goes nowhere.
+        """
         self._stopping.set()
-        if self._acceptor is not None:
-            self._acceptor.join(timeout)
+        for thread in self._threads:
+            thread.join(timeout)
         if self._sock is not None:
             self._sock.close()
         with self._lock:
@@ -291,8 +401,11 @@ class BulkListener:
             except OSError:
                 pass
         end = time.monotonic() + timeout
-        for _, thread in conns:
-            thread.join(max(0.0, end - time.monotonic()))
+        for sock, thread in conns:
+            with self._lock:
+                busy = sock in self._busy
+            if not busy:
+                thread.join(max(0.0, end - time.monotonic()))
 
     def _accept_loop(self) -> None:
         assert self._sock is not None
@@ -322,6 +435,24 @@ class BulkListener:
                 continue
             thread.start()
 
+    def _heartbeat_loop(self) -> None:
+        while not self._stopping.wait(HEARTBEAT_INTERVAL / 4):
+            now = time.monotonic()
+            with self._lock:
+                due = [(s, b) for s, b in self._busy.items() if b.due <= now]
+            for sock, busy in due:
+                # Never wait: the connection's thread holds the lock only to finish the call.
+                if not busy.lock.acquire(blocking=False):
+                    continue
+                try:
+                    with self._lock:
+                        current = self._busy.get(sock) is busy
+                    if current:
+                        busy.due = now + HEARTBEAT_INTERVAL
+                        _heartbeat(sock)
+                finally:
+                    busy.lock.release()
+
     def _serve(self, sock: socket.socket, peer: object) -> None:
         authenticated = False
         try:
@@ -341,6 +472,7 @@ class BulkListener:
             _close(sock)
             with self._lock:
                 self._conns.pop(sock, None)
+                self._busy.pop(sock, None)
 
     def _handshake(self, sock: socket.socket, peer: object) -> bool:
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT
@@ -366,29 +498,101 @@ class BulkListener:
             logger.warning("bulk side channel: rejected %s: invalid cluster token", peer)
         return ok
 
+    def _bad_request(self, peer: object, why: str) -> None:
+        self._count("bad_requests")
+        logger.warning("bulk side channel: malformed request from %s (%s); closed", peer, why)
+
     def _serve_requests(self, sock: socket.socket, peer: object) -> None:
+        head = bytearray(_REQUEST.size)  # == _CALL.size: one read serves both kinds
         while True:
             try:
-                magic, version, flags, key = _read(
-                    sock, _REQUEST, time.monotonic() + self._idle_timeout, self._stopping)
+                _recv_exact(sock, memoryview(head), time.monotonic() + self._idle_timeout,
+                            self._stopping)
             except _Eof as e:
                 if e.got:
                     raise
                 return  # the client closed an idle connection: the normal end
-            if magic != MAGIC or version != BULK_VERSION or flags:
-                self._count("bad_requests")
-                logger.warning("bulk side channel: malformed request from %s; closed", peer)
-                return
-            buf = self._take(bytes(key))
-            status, total = (STATUS_NOT_FOUND, 0) if buf is None else (STATUS_OK, buf.nbytes)
-            parts = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
-            if buf is not None:
-                parts.append(memoryview(buf).cast("B"))
-            with self._lock:
-                # Counted before sending, so a client that has its reply sees the count.
-                self._stats["not_found" if buf is None else "served"] += 1
-                self._stats["bytes_served"] += total
-            _send_all(sock, parts, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+            magic, version, kind, key = _REQUEST.unpack(head)
+            if magic != MAGIC or version != BULK_VERSION:
+                return self._bad_request(peer, f"magic {bytes(magic)!r}, version {version}")
+            if kind == KIND_FETCH:
+                self._serve_fetch(sock, bytes(key))
+            elif kind == KIND_CALL and self._call is not None:
+                if not self._serve_call(sock, peer, head):
+                    return
+            else:
+                return self._bad_request(peer, f"kind {kind}")
+
+    def _serve_fetch(self, sock: socket.socket, key: bytes) -> None:
+        buf = self._take(key)
+        status, total = (STATUS_NOT_FOUND, 0) if buf is None else (STATUS_OK, buf.nbytes)
+        parts = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
+        if buf is not None:
+            parts.append(memoryview(buf).cast("B"))
+        with self._lock:
+            # Counted before sending, so a client that has its reply sees the count.
+            self._stats["not_found" if buf is None else "served"] += 1
+            self._stats["bytes_served"] += total
+        _send_all(sock, parts, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+
+    def _serve_call(self, sock: socket.socket, peer: object, head: bytearray) -> bool:
+        """Reads, runs and answers one call; False when the connection must close."""
+        _, _, _, name_len, reserved, length, reserved2 = _CALL.unpack(head)
+        if reserved or reserved2 or not 0 < name_len <= MAX_NAME_BYTES:
+            self._bad_request(peer, "bad call head")
+            return False
+        if length > self._max_call_request:
+            self._bad_request(peer, f"a call request of {length} bytes, over the limit of "
+                              f"{self._max_call_request}")
+            return False
+        buf = np.empty(name_len + length, dtype=np.uint8)
+        _recv_exact(sock, memoryview(buf), time.monotonic() + REQUEST_TIMEOUT, self._stopping)
+        name = buf[:name_len].tobytes().decode("ascii", "replace")
+        if not _NAME_RE.fullmatch(name):
+            self._bad_request(peer, "bad method name")
+            return False
+        if self._stopping.is_set():
+            return False  # not started: its client sees the close and retries elsewhere
+        busy = _Busy(time.monotonic() + HEARTBEAT_INTERVAL)
+        with self._lock:
+            self._busy[sock] = busy
+        try:
+            status, parts, total = self._call(name, memoryview(buf)[name_len:])
+        except Exception:  # noqa: BLE001 - the contract says it does not raise; stay up anyway
+            logger.exception("bulk side channel: the call handler of %s failed", name)
+            return False
+        finally:
+            with busy.lock:
+                with self._lock:
+                    self._busy.pop(sock, None)
+        views = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
+        views.extend(memoryview(p).cast("B") for p in parts)
+        with self._lock:
+            self._stats["calls"] += 1
+            self._stats["call_errors"] += status != STATUS_OK
+            self._stats["call_bytes"] += total
+        # The parts are the handler's own arrays (no copy): its tensors must not
+        # change while they are sent, which RecvTensor's, taken out of the
+        # rendezvous, never do.
+        _send_all(sock, views, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+        return True
+
+
+def _heartbeat(sock: socket.socket) -> None:
+    """Sends one heartbeat without blocking; one that does not fit is skipped."""
+    try:
+        sent = sock.send(_HEARTBEAT, getattr(socket, "MSG_DONTWAIT", 0))
+    except OSError:
+        return  # full (the client reads nothing anyway) or broken: its thread finds out
+    if sent < len(_HEARTBEAT):
+        # Half a head would corrupt the stream: finish it, or end the connection.
+        try:
+            _send_all(sock, [memoryview(_HEARTBEAT)[sent:]], time.monotonic() + 1.0)
+        except OSError:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 # ------------------------------------------------------------------------------ client
@@ -412,7 +616,9 @@ def connect(host: str, port: int, token: Optional[str], deadline: float) -> sock
         if time.monotonic() >= deadline:
             raise TimeoutError("no time left to connect") from None
         raise BulkUnavailable(f"cannot connect to port {port}: {e}") from None
-    limit = min(deadline, time.monotonic() + HANDSHAKE_TIMEOUT)
+    # A listener that accepted (its kernel does) but stays silent is frozen: give
+    # up as soon as a call would, and let the caller fall back to gRPC.
+    limit = min(deadline, time.monotonic() + LIVENESS_TIMEOUT)
     try:
         _configure(sock)
         client_nonce = os.urandom(NONCE_BYTES)
@@ -458,28 +664,34 @@ def _alive(sock: socket.socket) -> bool:
 
 
 class BulkPool:
-    """Idle authenticated connections per listener, reused across calls.
+    """Idle authenticated connections per listener, reused across fetches and calls.
 
-    A connection is taken for one fetch and returned after; any error closes
-    it. An address whose side channel cannot be reached is remembered (per
-    gRPC address and bulk port) and logged once; its big replies then come
-    over gRPC.
+    A connection is taken for one fetch or call and returned after; any error
+    closes it. A side channel that cannot be reached is remembered (per gRPC
+    address and bulk port) and logged; fetches and calls then go over gRPC
+    until ``retry_after`` seconds have passed, when it is tried again.
     """
 
-    def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT):
+    def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT, retry_after: float = RETRY_AFTER):
         self._max_idle = int(max_idle)
+        self._retry_after = float(retry_after)
         self._lock = threading.Lock()
         self._idle: Dict[Endpoint, List[socket.socket]] = {}
-        self._unreachable: Dict[Tuple[str, int], str] = {}
+        # (address, port) -> (why, when to try again)
+        self._unreachable: Dict[Tuple[str, int], Tuple[str, float]] = {}
+        self._logged: set = set()
 
     def usable(self, address: str, port: int) -> bool:
-        """False once the side channel of ``address`` on ``port`` has failed to connect."""
-        return (address, port) not in self._unreachable
+        """False for ``retry_after`` seconds after the side channel of ``address`` on
+        ``port`` failed to connect."""
+        entry = self._unreachable.get((address, port))
+        return entry is None or time.monotonic() >= entry[1]
 
     def unreachable(self) -> Dict[Tuple[str, int], str]:
-        """(address, bulk port) -> why, for every side channel found unusable."""
+        """(address, bulk port) -> why, for every side channel whose last connection
+        attempt failed."""
         with self._lock:
-            return dict(self._unreachable)
+            return {k: why for k, (why, _) in self._unreachable.items()}
 
     def fetch(self, address: str, port: int, token: Optional[str], key: bytes, total: int,
               deadline: float) -> np.ndarray:
@@ -501,11 +713,7 @@ class BulkPool:
             sock = self._checkout(endpoint)
             reused = sock is not None
             if sock is None:
-                try:
-                    sock = connect(host, port, token, deadline)
-                except BulkUnavailable as e:
-                    self._mark_unreachable(address, port, str(e))
-                    raise
+                sock = self._connect(address, host, port, token, deadline)
             try:
                 out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}")
             except _Stale:
@@ -520,13 +728,88 @@ class BulkPool:
             self._checkin(endpoint, sock)
             return out
 
+    def call(self, address: str, port: int, token: Optional[str], name: str,
+             parts: Sequence[Buffer], total: int, deadline: float,
+             max_reply: int) -> Tuple[int, np.ndarray]:
+        """Calls ``name`` (``service/method``) with the encoded request ``parts`` of
+        ``total`` bytes (at most ``MAX_CALL_REQUEST``) on ``address``'s side channel.
+
+        Returns ``(STATUS_OK, reply frame)`` or ``(STATUS_ERROR, JSON error)``, each
+        a fresh uint8 array. Waits for the reply until ``deadline`` as long as the
+        server's heartbeats say it is working on it.
+
+        Raises:
+          BulkUnavailable: the side channel cannot be used; nothing was sent.
+          UnavailableError: the connection broke, or the server went silent
+            (frozen, or the network cut) for ``LIVENESS_TIMEOUT`` seconds.
+          ResourceExhaustedError: the reply is bigger than ``max_reply``.
+          InvalidArgumentError: the server broke the protocol.
+          TimeoutError: ``deadline`` passed.
+        """
+        if not _NAME_RE.fullmatch(name) or len(name) > MAX_NAME_BYTES \
+                or total > MAX_CALL_REQUEST:
+            raise errors.InvalidArgumentError(
+                None, None, f"cannot call {name!r} with {total} bytes over the side channel")
+        raw = name.encode("ascii")
+        host, _ = auth.split_address(address)
+        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        views = [memoryview(_CALL.pack(MAGIC, BULK_VERSION, KIND_CALL, len(raw), 0, total, 0)),
+                 memoryview(raw)]
+        views.extend(memoryview(p).cast("B") for p in parts)
+        stale = False
+        while True:
+            sock = self._checkout(endpoint)
+            reused = sock is not None
+            if sock is None:
+                try:
+                    sock = self._connect(address, host, port, token, deadline)
+                except BulkUnavailable as e:
+                    if not stale:
+                        raise
+                    # The server closed a pooled connection under this call and now
+                    # refuses new ones: it is gone, and a fallback call over gRPC
+                    # would only put that channel into reconnect backoff, failing
+                    # the calls made once it is back.
+                    raise errors.UnavailableError(
+                        None, None, f"lost the bulk connection to {host}:{port}: {e}") from None
+            try:
+                out = _call_on(sock, views, deadline, max_reply, reused, f"{host}:{port}")
+            except _Stale:
+                _close(sock)
+                stale = True
+                continue
+            except BaseException:
+                # Timed out, broken or refused: its state is unknown, never reuse it.
+                _close(sock)
+                raise
+            if out[0] == STATUS_OK:
+                self._checkin(endpoint, sock)
+            else:
+                _close(sock)
+            return out
+
+    def _connect(self, address: str, host: str, port: int, token: Optional[str],
+                 deadline: float) -> socket.socket:
+        try:
+            sock = connect(host, port, token, deadline)
+        except BulkUnavailable as e:
+            self._mark_unreachable(address, port, str(e))
+            raise
+        if (address, port) in self._unreachable:
+            with self._lock:
+                self._unreachable.pop((address, port), None)
+            logger.info("the bulk side channel of %s is usable again", address)
+        return sock
+
     def _mark_unreachable(self, address: str, port: int, reason: str) -> None:
         with self._lock:
-            first = (address, port) not in self._unreachable
-            self._unreachable[(address, port)] = reason
-        if first:
-            logger.info("the bulk side channel of %s is unusable (%s); its big replies come "
-                        "over gRPC from now on", address, reason)
+            self._unreachable[(address, port)] = (reason, time.monotonic() + self._retry_after)
+            first = (address, port) not in self._logged
+            self._logged.add((address, port))
+        # Loud once; a side channel that stays unreachable would otherwise log every retry.
+        logger.log(logging.INFO if first else logging.DEBUG,
+                   "the bulk side channel of %s is unusable (%s); its big replies and calls "
+                   "go over gRPC for the next %g s", address, reason, self._retry_after)
 
     def _checkout(self, endpoint: Endpoint) -> Optional[socket.socket]:
         while True:
@@ -552,15 +835,26 @@ class BulkPool:
         with self._lock:
             idle, self._idle = self._idle, {}
             self._unreachable.clear()
+            self._logged.clear()
         for socks in idle.values():
             for sock in socks:
                 _close(sock)
 
 
+def _lost(where: str, e: BaseException, during: str = "") -> errors.UnavailableError:
+    if isinstance(e, _Silent):
+        why = f"it sent nothing for {LIVENESS_TIMEOUT:g} s (frozen, or the network is cut)"
+    else:
+        why = str(e) or type(e).__name__
+    return errors.UnavailableError(
+        None, None, f"lost the bulk connection to {where}{during}: {why}")
+
+
 def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reused: bool,
               where: str) -> np.ndarray:
     try:
-        _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, 0, key))], deadline)
+        _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, KIND_FETCH, key))],
+                  deadline)
         magic, version, status, declared = _read(sock, _REPLY, deadline)
     except TimeoutError:
         raise
@@ -569,8 +863,7 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
         # reply byte arrives; a fresh one takes its place.
         if reused and (isinstance(e, ConnectionError) or (isinstance(e, _Eof) and e.got == 0)):
             raise _Stale() from None
-        raise errors.UnavailableError(
-            None, None, f"lost the bulk connection to {where}: {e}") from None
+        raise _lost(where, e) from None
     if magic != MAGIC or version != BULK_VERSION:
         raise errors.InvalidArgumentError(
             None, None, f"malformed bulk reply from {where} (magic {magic!r}, version {version})")
@@ -582,21 +875,67 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
         raise errors.InvalidArgumentError(
             None, None, f"malformed bulk reply from {where}: status {status}, {declared} bytes "
             f"where the response handle announced {total}")
-    out = np.empty(total, dtype=np.uint8)
+    out = buffers.take(total)  # reused memory: no page faults for a recurring size
     try:
         _recv_exact(sock, memoryview(out), deadline)
     except TimeoutError:
         raise
     except (_Eof, OSError) as e:
-        raise errors.UnavailableError(
-            None, None, f"lost the bulk connection to {where} during a {total}-byte reply: "
-            f"{e}") from None
+        raise _lost(where, e, f" during a {total}-byte reply") from None
     return out
+
+
+def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_reply: int,
+             reused: bool, where: str) -> Tuple[int, np.ndarray]:
+    sent_at = time.monotonic()
+    beats = 0
+    try:
+        _send_all(sock, views, deadline)
+        while True:
+            magic, version, status, declared = _read(sock, _REPLY, deadline, None,
+                                                     LIVENESS_TIMEOUT)
+            if magic == MAGIC and version == BULK_VERSION and status == STATUS_PENDING \
+                    and declared == 0:
+                beats += 1  # the handler is still running (a long-poll, say)
+                continue
+            break
+    except TimeoutError:
+        raise
+    except (_Eof, _Silent, OSError) as e:
+        # A pooled connection the server closed as idle just before this call
+        # fails at once, before any heartbeat: the call never ran, so it is
+        # safe to make it again on a fresh connection.
+        early = not beats and time.monotonic() - sent_at < HEARTBEAT_INTERVAL
+        if reused and early and (isinstance(e, ConnectionError)
+                                 or (isinstance(e, _Eof) and e.got == 0)):
+            raise _Stale() from None
+        raise _lost(where, e) from None
+    if magic != MAGIC or version != BULK_VERSION or status not in (STATUS_OK, STATUS_ERROR):
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where} (magic {magic!r}, version "
+            f"{version}, status {status})")
+    if status == STATUS_OK and declared > max_reply:
+        raise errors.ResourceExhaustedError(
+            None, None, f"a message of {declared} bytes exceeds this client's limit of "
+            f"{max_reply} bytes (max_message_bytes)")
+    if status == STATUS_ERROR and declared > MAX_ERROR_PAYLOAD:
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where}: an error of {declared} bytes")
+    # A reply lands in a message buffer: its tensors reach the user without a copy.
+    out = buffers.take(declared) if status == STATUS_OK else np.empty(declared, np.uint8)
+    try:
+        _recv_exact(sock, memoryview(out), deadline, None, LIVENESS_TIMEOUT)
+    except TimeoutError:
+        raise
+    except (_Eof, _Silent, OSError) as e:
+        raise _lost(where, e, f" during a {declared}-byte reply") from None
+    return status, out
 
 
 POOL = BulkPool()
 
 __all__ = [
-    "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkPool", "BulkUnavailable", "POOL",
-    "connect", "enabled",
+    "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkPool", "BulkUnavailable", "CallHandler",
+    "HEARTBEAT_INTERVAL", "LIVENESS_TIMEOUT", "MAX_CALL_REQUEST", "POOL", "RETRY_AFTER",
+    "STATUS_ERROR", "STATUS_OK", "connect", "consume", "enabled",
 ]

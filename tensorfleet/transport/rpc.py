@@ -1,13 +1,26 @@
 """Services over gRPC without protoc: bytes in, bytes out, messages coded by ``wire``.
 
 A service is a name and a dict ``method -> fn(header, tensors) -> (header, tensors)``.
-``RpcServer`` serves one or more services on one port; ``RpcClient`` calls one
-service of one address. Per method, the server registers three gRPC methods:
+``RpcServer`` serves one or more services on one port; ``RpcClient`` (in
+``rpc_client``, re-exported here) calls one service of one address. Per method,
+the server registers two gRPC methods, and per service two more:
 
 * ``/<service>/<method>`` unary-unary, for requests up to ``STREAM_THRESHOLD``;
 * ``/<service>/<method>.Stream`` stream-unary, for bigger requests, sent as a
   chunk stream (``wire.stream_header`` then ``CHUNK_BYTES`` chunks);
-* ``/<service>/_Fetch`` unary-stream (one per service), which pulls a big response.
+* ``/<service>/_Fetch`` unary-stream, which pulls a big response;
+* ``/<service>/_SideChannel`` unary-unary, which answers the port of the
+  server's bulk side channel (0 when off) and the methods of the service that
+  may be called over it (``bulk_methods``).
+
+The methods a service names in ``bulk_methods`` (the data plane: RecvTensor)
+may also be called over the bulk side channel: one raw-TCP round trip on a
+pooled, authenticated connection instead of a gRPC call, which costs about
+half a millisecond of latency and of CPU even for a tiny message. The handler
+runs on the side channel's connection thread and its reply goes out straight
+from the tensors' memory. Every other method, and every method when the side
+channel is off, is served over gRPC only; a side channel call of a method not
+allowed is refused without running it.
 
 A response up to ``BULK_THRESHOLD`` (``STREAM_THRESHOLD`` on a server without
 a side channel) is the unary reply itself. A bigger one is parked on the server
@@ -29,7 +42,8 @@ client with a 1 MiB limit receive it before refusing it.
 
 Errors: an ``OpError`` raised by a handler becomes a gRPC status with the same
 code plus JSON trailing metadata (message, op, task), from which the client
-re-raises the same subclass. Any other exception becomes INTERNAL with its text.
+re-raises the same subclass; over the side channel the same JSON is the error
+reply. Any other exception becomes INTERNAL with its text.
 """
 
 from __future__ import annotations
@@ -38,7 +52,6 @@ import ctypes
 import errno
 import json
 import logging
-import math
 import os
 import platform
 import re
@@ -48,13 +61,14 @@ import struct
 import threading
 import time
 from concurrent import futures
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 import grpc
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, bulk, wire
+from tensorfleet.transport import auth, buffers, bulk, wire
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +83,7 @@ RESPONSE_TTL = 120.0
 ERROR_METADATA_KEY = "x-tensorfleet-error"
 HANDLE_MAGIC = b"TFLH"
 FETCH_METHOD = "_Fetch"
+SIDE_CHANNEL_METHOD = "_SideChannel"
 STREAM_SUFFIX = ".Stream"
 
 # One chunk plus room for gRPC framing; a unary message is never bigger than a chunk.
@@ -105,6 +120,25 @@ _SERVER_KEEPALIVE = [
 ]
 
 Handler = Callable[[Dict[str, Any], List[np.ndarray]], Tuple[Dict[str, Any], Sequence[Any]]]
+
+
+class ServiceHandlers(dict):
+    """A method table (name -> ``Handler``) that names the methods that may also be
+    called over the bulk side channel.
+
+    ``RpcServer`` and ``RpcServer.add_service`` read ``bulk_methods`` from the
+    table they are given when no ``bulk_methods`` argument says otherwise, so a
+    service that builds its table in one place declares its data-plane methods
+    there too, and whoever starts the server needs no change.
+
+    The handlers of these methods run on a side channel connection's thread and
+    their reply tensors are sent from their own memory after they return, so
+    they must return arrays that nothing changes afterwards.
+    """
+
+    def __init__(self, handlers: Mapping[str, Handler], bulk_methods: Iterable[str] = ()):
+        super().__init__(handlers)
+        self.bulk_methods: FrozenSet[str] = frozenset(bulk_methods)
 
 
 def _version_mismatch(peer_version: int, who: str) -> errors.FailedPreconditionError:
@@ -221,13 +255,17 @@ class RpcServer:
       max_message_bytes: the largest request this server accepts.
       credentials: ``grpc.ServerCredentials`` for TLS (see ``auth.server_credentials``).
       task: this task's name (``/job:ps/task:0``), attached to errors it returns.
+      bulk_methods: methods of ``handlers`` that may also be called over the bulk
+        side channel; None takes ``handlers.bulk_methods`` (see ``ServiceHandlers``),
+        or none.
     """
 
     def __init__(self, address: str, service_name: str, handlers: Mapping[str, Handler], *,
                  token: Optional[str] = None,
                  max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
                  credentials: Optional[grpc.ServerCredentials] = None,
-                 max_workers: int = DEFAULT_MAX_WORKERS, task: Optional[str] = None):
+                 max_workers: int = DEFAULT_MAX_WORKERS, task: Optional[str] = None,
+                 bulk_methods: Optional[Iterable[str]] = None):
         auth.split_address(address)
         self._token = auth.require_token_for(address, token)
         self._address = address
@@ -236,15 +274,20 @@ class RpcServer:
         self._max_workers = int(max_workers)
         self.task = task
         self._services: Dict[str, Dict[str, Handler]] = {}
+        self._bulk_methods: Dict[str, FrozenSet[str]] = {}
         self._pending = _PendingResponses(RESPONSE_TTL)
         self._bulk: Optional[bulk.BulkListener] = None
         self._server: Optional[grpc.Server] = None
         self._executor: Optional[futures.ThreadPoolExecutor] = None
         self._port = 0
-        self.add_service(service_name, handlers)
+        self.add_service(service_name, handlers, bulk_methods=bulk_methods)
 
-    def add_service(self, service_name: str, handlers: Mapping[str, Handler]) -> None:
-        """Adds another service to serve on the same port; only before ``start``."""
+    def add_service(self, service_name: str, handlers: Mapping[str, Handler],
+                    bulk_methods: Optional[Iterable[str]] = None) -> None:
+        """Adds another service to serve on the same port; only before ``start``.
+
+        ``bulk_methods``: as for the constructor.
+        """
         if self._server is not None:
             raise errors.FailedPreconditionError(None, None, "add_service after start")
         if not _SERVICE_RE.match(service_name) or service_name in self._services:
@@ -255,7 +298,16 @@ class RpcServer:
                 raise errors.InvalidArgumentError(
                     None, None, f"service {service_name}: method {name!r} needs a name of "
                     "letters, digits and underscores and a callable handler")
+        if bulk_methods is None:
+            bulk_methods = getattr(handlers, "bulk_methods", ())
+        allowed = frozenset(bulk_methods)
+        unknown = sorted(m for m in allowed if m not in handlers)
+        if unknown:
+            raise errors.InvalidArgumentError(
+                None, None, f"service {service_name}: bulk_methods {unknown} are not among "
+                "its methods")
         self._services[service_name] = dict(handlers)
+        self._bulk_methods[service_name] = allowed
 
     @property
     def port(self) -> int:
@@ -311,7 +363,8 @@ class RpcServer:
             # Not with TLS: the side channel does not encrypt what it carries.
             host, _ = auth.split_address(self._address)
             try:
-                self._bulk = bulk.BulkListener(host, self._token, self._pending.pop).start()
+                self._bulk = bulk.BulkListener(host, self._token, self._pending.pop,
+                                               call=self._bulk_call).start()
             except OSError as e:
                 logger.warning("no bulk side channel on %s (%s); big replies go over gRPC",
                                host, e)
@@ -346,7 +399,9 @@ class RpcServer:
 
     def _generic_handler(self, service: str, methods: Dict[str, Handler]) -> grpc.GenericRpcHandler:
         table: Dict[str, grpc.RpcMethodHandler] = {
-            FETCH_METHOD: grpc.unary_stream_rpc_method_handler(self._fetch)}
+            FETCH_METHOD: grpc.unary_stream_rpc_method_handler(self._fetch),
+            SIDE_CHANNEL_METHOD: grpc.unary_unary_rpc_method_handler(
+                self._side_channel_behavior(service))}
         for name, fn in methods.items():
             table[name] = grpc.unary_unary_rpc_method_handler(self._unary_behavior(name, fn))
             table[name + STREAM_SUFFIX] = grpc.stream_unary_rpc_method_handler(
@@ -382,15 +437,35 @@ class RpcServer:
         if version is not None and version != PROTOCOL_VERSION:
             raise _version_mismatch(version, "the client")
 
+    def _side_channel_behavior(self, service: str) -> Callable[[bytes, Any], bytes]:
+        def behavior(request: bytes, context: grpc.ServicerContext) -> bytes:
+            listener = self._bulk
+            port = listener.port if listener is not None else 0
+            methods = sorted(self._bulk_methods.get(service, ())) if port else []
+            return wire.encode({"port": port, "methods": methods})
+        return behavior
+
+    def _run(self, name: str, fn: Handler, buf: wire.Buffer) -> Tuple[List[wire.Buffer], int]:
+        """Decodes a request frame, runs its handler and encodes the reply: (parts, total)."""
+        self._check_version(buf)
+        header, tensors = wire.decode(buf, self._max_message_bytes)
+        result = fn(header, tensors)
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise errors.InternalError(
+                None, None, f"handler {name} returned {type(result).__name__}, "
+                "expected a (header, tensors) tuple")
+        try:
+            return wire.encode_parts(result[0], result[1])
+        except errors.InvalidArgumentError as e:
+            # The request was fine; a reply that cannot be coded is this server's bug.
+            raise errors.InternalError(
+                None, None, f"handler {name} returned an unsendable reply: {e.message}") from None
+
     def _serve(self, name: str, fn: Handler, frame: Callable[[], wire.Buffer],
                context: grpc.ServicerContext) -> bytes:
-        failure: Optional[errors.OpError] = None
         try:
-            buf = frame()
-            self._check_version(buf)
-            header, tensors = wire.decode(buf, self._max_message_bytes)
-            result = fn(header, tensors)
-            return self._reply(name, result)
+            parts, total = self._run(name, fn, frame())
+            return self._reply(parts, total)
         except errors.OpError as e:
             failure = e
         except Exception as e:  # noqa: BLE001 - any handler bug must reach the caller
@@ -399,18 +474,30 @@ class RpcServer:
         _abort(context, failure, self.task)
         raise AssertionError("unreachable: context.abort raises")
 
-    def _reply(self, name: str, result: Any) -> bytes:
-        """The unary reply for a handler's result: the frame itself, or a handle to it."""
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise errors.InternalError(
-                None, None, f"handler {name} returned {type(result).__name__}, "
-                "expected a (header, tensors) tuple")
+    def _bulk_call(self, name: str, frame: memoryview) -> Tuple[int, Sequence[wire.Buffer], int]:
+        """Serves a side channel call of ``service/method`` (``bulk.CallHandler``)."""
+        service, _, method = name.partition("/")
         try:
-            parts, total = wire.encode_parts(result[0], result[1])
-        except errors.InvalidArgumentError as e:
-            # The request was fine; a reply that cannot be coded is this server's bug.
-            raise errors.InternalError(
-                None, None, f"handler {name} returned an unsendable reply: {e.message}") from None
+            fn = self._services.get(service, {}).get(method)
+            if fn is None or method not in self._bulk_methods.get(service, ()):
+                # Refused before anything runs: only declared methods are served here.
+                raise errors.UnimplementedError(
+                    None, None, f"{name} cannot be called over the bulk side channel of "
+                    f"{self.address}")
+            if len(frame) > self._max_message_bytes:
+                raise _too_big(len(frame), self._max_message_bytes, "the server")
+            parts, total = self._run(name, fn, frame)
+            return bulk.STATUS_OK, parts, total
+        except errors.OpError as e:
+            failure = e
+        except Exception as e:  # noqa: BLE001 - any handler bug must reach the caller
+            logger.exception("handler %s failed", name)
+            failure = errors.InternalError(None, None, f"{type(e).__name__}: {e}")
+        payload = json.dumps(_error_payload(failure, self.task)).encode("utf-8")
+        return bulk.STATUS_ERROR, [payload], len(payload)
+
+    def _reply(self, parts: List[wire.Buffer], total: int) -> bytes:
+        """The unary reply for an encoded reply: the frame itself, or a handle to it."""
         listener = self._bulk
         if total <= (STREAM_THRESHOLD if listener is None else BULK_THRESHOLD):
             return b"".join(parts)
@@ -418,7 +505,7 @@ class RpcServer:
         # be updated in place once the handler has returned, and the client must
         # get the values as they were at this moment. One contiguous buffer serves
         # both the side channel (one send) and ``_Fetch`` (slices of it).
-        buf = np.empty(total, dtype=np.uint8)
+        buf = buffers.take(total)
         pos = 0
         for part in parts:
             piece = np.frombuffer(part, dtype=np.uint8)
@@ -440,272 +527,58 @@ class RpcServer:
             yield buf[start:start + wire.CHUNK_BYTES].tobytes()
 
 
-def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[str]) -> None:
+def _error_payload(error: errors.OpError, task: Optional[str]) -> Dict[str, Any]:
+    """What a client needs to re-raise ``error``: code, message, op and task."""
     node = error.node_def
     node = getattr(node, "name", node)
-    payload = {
+    return {
         "code": int(error.error_code),
         "message": str(error.message)[:_MAX_ERROR_CHARS],
         "node": node if isinstance(node, str) else None,
         "task": error.task or task,
     }
+
+
+def _parse_error_payload(value: Any) -> Optional[Tuple[int, str, Optional[str], Optional[str]]]:
+    """(code, message, op name, task) from an error payload, or None if malformed."""
+    try:
+        payload = json.loads(value) if len(value) <= 4 * _MAX_ERROR_CHARS + 1024 else None
+    except (ValueError, TypeError):
+        payload = None
+    if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
+        return None
+    code, node, task = payload.get("code"), payload.get("node"), payload.get("task")
+    return (code if isinstance(code, int) and not isinstance(code, bool) else 2,
+            payload["message"], node if isinstance(node, str) else None,
+            task if isinstance(task, str) else None)
+
+
+def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[str]) -> None:
+    payload = _error_payload(error, task)
     context.set_trailing_metadata(((ERROR_METADATA_KEY, json.dumps(payload)),))
     status = _STATUS_BY_CODE.get(error.error_code, grpc.StatusCode.UNKNOWN)
     context.abort(status, payload["message"][:1000])
-
-
-# ------------------------------------------------------------------------------ client
-
-
-class ChannelCache:
-    """One gRPC channel per (address, credentials), shared by every client in the process."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._channels: Dict[Tuple[str, int], Tuple[Any, grpc.Channel]] = {}
-
-    def get(self, address: str, credentials: Optional[grpc.ChannelCredentials] = None
-            ) -> grpc.Channel:
-        """The shared channel to ``address``, created on first use."""
-        # Keyed by identity: credentials objects do not compare by value, and the
-        # entry keeps them alive so the id cannot be reused.
-        key = (address, id(credentials))
-        with self._lock:
-            entry = self._channels.get(key)
-            if entry is None:
-                options = _COMMON_OPTIONS + _CLIENT_KEEPALIVE + [
-                    ("grpc.min_reconnect_backoff_ms", 100),
-                    ("grpc.max_reconnect_backoff_ms", 2000)]
-                channel = (grpc.insecure_channel(address, options=options) if credentials is None
-                           else grpc.secure_channel(address, credentials, options=options))
-                entry = self._channels[key] = (credentials, channel)
-            return entry[1]
-
-    def close_all(self) -> None:
-        """Closes every cached channel (calls in flight on them fail)."""
-        with self._lock:
-            entries, self._channels = list(self._channels.values()), {}
-        for _, channel in entries:
-            channel.close()
-
-
-CHANNELS = ChannelCache()
-
-
-class RpcClient:
-    """Calls the methods of one service at one address.
-
-    Args:
-      address: ``host:port`` of the server.
-      service_name: the service to call, as given to ``RpcServer``.
-      token: cluster token; None reads ``$TENSORFLEET_TOKEN`` (no token if unset).
-      credentials: ``grpc.ChannelCredentials`` for TLS (see ``auth.channel_credentials``).
-      default_timeout: deadline in seconds of calls that give none.
-      max_message_bytes: the largest response this client accepts.
-      channels: the channel cache (default: the process-wide ``CHANNELS``).
-      bulk_pool: the side channel connections (default: the process-wide ``bulk.POOL``).
-
-    Big replies come over the server's bulk side channel unless the channel
-    uses TLS or ``TENSORFLEET_BULK=0``; if that side channel cannot be reached,
-    they come over gRPC (logged once per server).
-    """
-
-    def __init__(self, address: str, service_name: str, *, token: Optional[str] = None,
-                 credentials: Optional[grpc.ChannelCredentials] = None,
-                 default_timeout: float = DEFAULT_TIMEOUT,
-                 max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
-                 channels: Optional[ChannelCache] = None,
-                 bulk_pool: Optional[bulk.BulkPool] = None):
-        auth.split_address(address)
-        self.address = address
-        self.service_name = service_name
-        self.default_timeout = self._check_timeout(default_timeout)
-        self._max_message_bytes = int(max_message_bytes)
-        self._token = auth.resolve_token(token)
-        self._metadata = auth.token_metadata(self._token)
-        # The side channel does not encrypt: a TLS channel never uses it.
-        self._tls = credentials is not None
-        self._bulk_pool = bulk_pool or bulk.POOL
-        tune_malloc()
-        self._channel = (channels or CHANNELS).get(address, credentials)
-        self._unary: Dict[str, Any] = {}
-        self._stream: Dict[str, Any] = {}
-        self._fetch = self._channel.unary_stream(f"/{service_name}/{FETCH_METHOD}")
-
-    @staticmethod
-    def _check_timeout(timeout: Any) -> float:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-                or not math.isfinite(timeout) or timeout <= 0:
-            raise errors.InvalidArgumentError(
-                None, None,
-                f"a call deadline must be a positive number of seconds, got {timeout!r}")
-        return float(timeout)
-
-    def call(self, method: str, header: Optional[Dict[str, Any]] = None,
-             tensors: Sequence[Any] = (), timeout: Optional[float] = None,
-             wait_for_ready: bool = False) -> wire.Message:
-        """Calls ``method`` with ``(header, tensors)`` and returns the response message.
-
-        Args:
-          timeout: deadline in seconds for the whole call, including streaming a
-            big response; None means ``default_timeout``.
-          wait_for_ready: wait (until the deadline) for the server to come up
-            instead of failing at once when it cannot be reached.
-
-        Raises:
-          The ``OpError`` subclass the handler raised (with its message, op and
-          task); UnavailableError when the server cannot be reached;
-          DeadlineExceededError when the deadline passes; UnauthenticatedError on
-          a token mismatch; ResourceExhaustedError for a message over a limit.
-        """
-        timeout = self.default_timeout if timeout is None else self._check_timeout(timeout)
-        deadline = time.monotonic() + timeout
-        parts, total = wire.encode_parts({} if header is None else header, tensors)
-        try:
-            if total <= STREAM_THRESHOLD:
-                fn = self._unary.get(method)
-                if fn is None:
-                    fn = self._unary[method] = self._channel.unary_unary(
-                        f"/{self.service_name}/{method}")
-                reply = fn(b"".join(parts), timeout=timeout, metadata=self._metadata,
-                           wait_for_ready=wait_for_ready)
-            else:
-                fn = self._stream.get(method)
-                if fn is None:
-                    fn = self._stream[method] = self._channel.stream_unary(
-                        f"/{self.service_name}/{method}{STREAM_SUFFIX}")
-                chunks = _request_stream(parts, total)
-                reply = fn(chunks, timeout=timeout, metadata=self._metadata,
-                           wait_for_ready=wait_for_ready)
-            buf = self._read_reply(reply, deadline)
-        except grpc.RpcError as e:
-            raise self._translate(e, method, timeout) from None
-        except TimeoutError:
-            raise errors.DeadlineExceededError(
-                None, None, f"{self.service_name}/{method} on {self.address} did not finish "
-                f"within its deadline of {timeout:g} s") from None
-        return wire.decode(buf, self._max_message_bytes)
-
-    def _read_reply(self, reply: bytes, deadline: float) -> wire.Buffer:
-        version = wire.peek_version(reply)
-        if reply[:4] != HANDLE_MAGIC:
-            if version is not None and version != PROTOCOL_VERSION:
-                raise _version_mismatch(version, f"the server at {self.address}")
-            if len(reply) > self._max_message_bytes:
-                raise _too_big(len(reply), self._max_message_bytes, "this client")
-            return reply
-        total, key, port = self._parse_handle(reply)
-        if total > self._max_message_bytes:
-            raise _too_big(total, self._max_message_bytes, "this client")
-        if port and self._may_use_bulk(port):
-            try:
-                return self._bulk_pool.fetch(self.address, port, self._token, key, total,
-                                             deadline)
-            except bulk.BulkUnavailable:
-                pass  # the pool logged it once; this and later replies come over gRPC
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _DeadlineBeforeFetch()
-        stream = self._fetch(key, timeout=remaining, metadata=self._metadata)
-        try:
-            return wire.reassemble(stream, total, self._max_message_bytes)
-        except errors.OpError:
-            stream.cancel()
-            raise
-
-    def _parse_handle(self, reply: bytes) -> Tuple[int, bytes, int]:
-        """(total, key, bulk port or 0) of a response handle, checked field by field."""
-        if len(reply) >= 6:
-            version = int.from_bytes(reply[4:6], "little")
-            if version != PROTOCOL_VERSION:
-                raise _version_mismatch(version, f"the server at {self.address}")
-        if len(reply) == _HANDLE.size:
-            _, _, flags, total, key = _HANDLE.unpack(reply)
-            port = reserved = 0
-            ok = flags == 0
-        elif len(reply) == _BULK_HANDLE.size:
-            _, _, flags, total, key, port, reserved = _BULK_HANDLE.unpack(reply)
-            ok = flags == _FLAG_BULK and port != 0 and reserved == 0
-        else:
-            ok = False
-        if not ok or total <= 0:
-            raise errors.InvalidArgumentError(
-                None, None, f"malformed response handle of {len(reply)} bytes from {self.address}")
-        return total, key, port
-
-    def _may_use_bulk(self, port: int) -> bool:
-        # The environment is read per reply so that TENSORFLEET_BULK=0 acts at once.
-        return not self._tls and bulk.enabled() and self._bulk_pool.usable(self.address, port)
-
-    def _translate(self, e: grpc.RpcError, method: str, timeout: float) -> errors.OpError:
-        code = e.code() if callable(getattr(e, "code", None)) else grpc.StatusCode.UNKNOWN
-        details = (e.details() if callable(getattr(e, "details", None)) else None) or ""
-        where = f"{self.service_name}/{method} on {self.address}"
-        remote = _remote_error(e)
-        if remote is not None:
-            message, node, task = remote
-            return errors.make_error(code.value[0], message, node_def=node, task=task)
-        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-            return errors.DeadlineExceededError(
-                None, None, f"{where} did not finish within its deadline of {timeout:g} s")
-        if code == grpc.StatusCode.UNAVAILABLE:
-            err = errors.UnavailableError(None, None, f"cannot reach {where}: {details}")
-            # The peer itself is out of reach, as opposed to a handler that raised
-            # UnavailableError about some other task.
-            err.unreachable = True
-            return err
-        return errors.make_error(code.value[0], f"{where}: {details}")
-
-    def wait_ready(self, timeout: float) -> None:
-        """Blocks until the channel is connected.
-
-        Raises:
-          UnavailableError: no connection within ``timeout`` seconds.
-        """
-        try:
-            grpc.channel_ready_future(self._channel).result(self._check_timeout(timeout))
-        except grpc.FutureTimeoutError:
-            raise errors.UnavailableError(
-                None, None, f"{self.address} did not accept a connection within "
-                f"{timeout:g} s") from None
-
-
-class _DeadlineBeforeFetch(grpc.RpcError):
-    """The deadline ran out between a response handle and its fetch."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.DEADLINE_EXCEEDED
-
-    def details(self) -> str:
-        return "deadline exceeded before the response was fetched"
-
-
-def _request_stream(parts: List[wire.Buffer], total: int) -> Iterator[bytes]:
-    yield wire.stream_header(total)
-    yield from wire.iter_chunks(parts)
 
 
 def _remote_error(e: grpc.RpcError) -> Optional[Tuple[str, Optional[str], Optional[str]]]:
     """(message, op name, task) from a tensorfleet server's error metadata, if present."""
     getter = getattr(e, "trailing_metadata", None)
     for key, value in (getter() if callable(getter) else None) or ():
-        if key != ERROR_METADATA_KEY:
-            continue
-        try:
-            payload = json.loads(value) if len(value) <= 4 * _MAX_ERROR_CHARS + 1024 else None
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
-            return None
-        node, task = payload.get("node"), payload.get("task")
-        return (payload["message"], node if isinstance(node, str) else None,
-                task if isinstance(task, str) else None)
+        if key == ERROR_METADATA_KEY:
+            remote = _parse_error_payload(value)
+            return None if remote is None else remote[1:]
     return None
 
 
+# Last: rpc_client reads this module's names, defined above, when it is imported.
+from tensorfleet.transport.rpc_client import (  # noqa: E402
+    CHANNELS, ChannelCache, RpcClient)
+
 __all__ = [
     "PROTOCOL_VERSION", "STREAM_THRESHOLD", "BULK_THRESHOLD", "DEFAULT_TIMEOUT",
-    "DEFAULT_MAX_WORKERS",
-    "ERROR_METADATA_KEY", "Handler", "tune_malloc", "RpcServer", "RpcClient", "ChannelCache",
-    "CHANNELS",
+    "DEFAULT_MAX_WORKERS", "SIDE_CHANNEL_METHOD",
+    "ERROR_METADATA_KEY", "Handler", "ServiceHandlers", "tune_malloc", "RpcServer",
+    "RpcClient", "ChannelCache", "CHANNELS",
 ]
+
+
