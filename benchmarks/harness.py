@@ -66,6 +66,11 @@ def ratio_at_most(limit: float) -> Goal:
     return Goal(f"ratio <= {limit:g}", lambda _s, ratio: ratio <= limit, True)
 
 
+def throughput_at_least_tf(factor: float) -> Goal:
+    """Goal for a GB/s case: tensorfleet moves at least ``factor`` times TensorFlow's bytes/s."""
+    return Goal(f"GB/s >= {factor:g}x TF's", lambda _s, ratio: ratio <= 1.0 / factor, True)
+
+
 def absolute_under_us(limit_us: float) -> Goal:
     """Goal: tensorfleet's median step time is below ``limit_us`` microseconds."""
     return Goal(f"tensorfleet < {limit_us:g} us", lambda s, _r: s * 1e6 < limit_us, False)
@@ -106,7 +111,11 @@ def _local(name: str, unit: str, goal: Optional[Goal]) -> Case:
 
 
 def _cluster(name: str, case: str, client: str, unit: str) -> Case:
-    return Case(name, "bench_cluster.py", ("run", "--case", case, "--client", client), unit)
+    # The distributed-runtime goals: a two-task step no slower than TensorFlow's, a
+    # 64 MB fetch at 1.5 times its throughput.
+    goal = ratio_at_most(1.0) if case == "mean_step" else throughput_at_least_tf(1.5)
+    return Case(name, "bench_cluster.py", ("run", "--case", case, "--client", client), unit,
+                goal)
 
 
 def _trainer(name: str, case: str, threads: str, goal: Optional[Goal]) -> Case:
