@@ -33,8 +33,8 @@ def clean_transport_env(monkeypatch):
 @pytest.fixture
 def pool():
     """A private side-channel connection pool, closed at teardown."""
-    from tensorfleet.transport import bulk
-    p = bulk.BulkPool()
+    from tensorfleet.transport import bulk_client
+    p = bulk_client.BulkPool()
     try:
         yield p
     finally:

@@ -16,7 +16,7 @@ import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.testing.cluster import LocalCluster
 from bulk_fakes import FakeListener, read_until_closed
-from tensorfleet.transport import auth, bulk, rpc, wire
+from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
 
 SERVICE = "test.Calls"
 TOKEN = "bulk-calls-test-token"
@@ -221,7 +221,7 @@ def test_a_long_poll_answered_later_works(serve, channels, pool):
 def test_heartbeats_keep_a_long_call_alive_and_its_deadline_still_holds(
         serve, channels, pool, monkeypatch):
     monkeypatch.setattr(bulk, "HEARTBEAT_INTERVAL", 0.1)
-    monkeypatch.setattr(bulk, "LIVENESS_TIMEOUT", 0.5)
+    monkeypatch.setattr(bulk_client, "LIVENESS_TIMEOUT", 0.5)
     server, service = serve()
     client = _client(server, channels, pool)
     client.side_channel()
@@ -238,7 +238,7 @@ def test_heartbeats_keep_a_long_call_alive_and_its_deadline_still_holds(
 
 
 def test_a_silent_server_fails_the_call_promptly(pool, monkeypatch):
-    monkeypatch.setattr(bulk, "LIVENESS_TIMEOUT", 0.5)
+    monkeypatch.setattr(bulk_client, "LIVENESS_TIMEOUT", 0.5)
     fake = FakeListener()
     try:
         frame = wire.encode({})
@@ -280,7 +280,7 @@ def test_server_stopped_during_a_blocked_call_fails_it_quickly(serve, channels, 
 
 def test_keepalive_is_set_on_side_channel_sockets(serve):
     server, _ = serve()
-    sock = bulk.connect("127.0.0.1", server.bulk_listener.port, None, time.monotonic() + 5)
+    sock = bulk_client.connect("127.0.0.1", server.bulk_listener.port, None, time.monotonic() + 5)
     try:
         assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE)
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 2
@@ -333,7 +333,7 @@ def test_tls_keeps_calls_on_grpc(serve, channels, pool, tmp_path):
 
 
 def test_unreachable_side_channel_falls_back_then_is_retried(serve, channels, monkeypatch):
-    pool = bulk.BulkPool(retry_after=0.5)
+    pool = bulk_client.BulkPool(retry_after=0.5)
     try:
         server, service = serve()
         client = _client(server, channels, pool)
@@ -396,7 +396,7 @@ def test_malformed_call_requests_close_only_that_connection(serve, channels, poo
                                                             request_bytes, bad):
     server, service = serve(token=TOKEN)
     listener = server.bulk_listener
-    sock = bulk.connect("127.0.0.1", listener.port, TOKEN, time.monotonic() + 5)
+    sock = bulk_client.connect("127.0.0.1", listener.port, TOKEN, time.monotonic() + 5)
     try:
         try:
             sock.sendall(request_bytes)

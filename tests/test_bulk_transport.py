@@ -14,7 +14,7 @@ import pytest
 
 from tensorfleet import errors
 from bulk_fakes import FakeListener, read_until_closed
-from tensorfleet.transport import auth, bulk, rpc
+from tensorfleet.transport import auth, bulk, bulk_client, rpc
 
 SERVICE = "test.Bulk"
 TOKEN = "bulk-test-cluster-token"
@@ -153,7 +153,7 @@ def test_wrong_token_is_refused_and_nothing_leaks(serve, channels, pool, caplog)
     with caplog.at_level(logging.WARNING, logger="tensorfleet.transport.bulk"):
         # The listener proves itself first, so a client with another token hangs up.
         with pytest.raises(bulk.BulkUnavailable, match="did not prove"):
-            bulk.connect("127.0.0.1", port, "wrong-token", time.monotonic() + 5)
+            bulk_client.connect("127.0.0.1", port, "wrong-token", time.monotonic() + 5)
         # By hand: a wrong proof, then a request for the parked key anyway.
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             sock.sendall(bulk._HELLO.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, os.urandom(16)))
@@ -178,8 +178,8 @@ def test_wrong_token_is_refused_and_nothing_leaks(serve, channels, pool, caplog)
 def test_a_client_with_a_token_refuses_a_listener_without_one(serve):
     server = serve()  # loopback, no token: the handshake runs with an empty key
     with pytest.raises(bulk.BulkUnavailable, match="did not prove"):
-        bulk.connect("127.0.0.1", server.bulk_listener.port, TOKEN, time.monotonic() + 5)
-    bulk.connect("127.0.0.1", server.bulk_listener.port, None, time.monotonic() + 5).close()
+        bulk_client.connect("127.0.0.1", server.bulk_listener.port, TOKEN, time.monotonic() + 5)
+    bulk_client.connect("127.0.0.1", server.bulk_listener.port, None, time.monotonic() + 5).close()
 
 
 # ------------------------------------------------------------------ hostile input
@@ -194,7 +194,7 @@ def test_a_client_with_a_token_refuses_a_listener_without_one(serve):
 def test_malformed_request_closes_only_that_connection(serve, channels, pool, request_bytes):
     server = serve(token=TOKEN)
     listener = server.bulk_listener
-    sock = bulk.connect("127.0.0.1", listener.port, TOKEN, time.monotonic() + 5)
+    sock = bulk_client.connect("127.0.0.1", listener.port, TOKEN, time.monotonic() + 5)
     try:
         sock.settimeout(5)
         try:
@@ -308,7 +308,7 @@ def test_unreachable_side_channel_falls_back_to_fetch_and_logs_once(serve, chann
 def test_an_unreachable_side_channel_is_tried_again_after_a_while(serve, channels):
     # A parameter server that was frozen when a client first connected must get
     # its fast path back once it answers again.
-    pool = bulk.BulkPool(retry_after=0.3)
+    pool = bulk_client.BulkPool(retry_after=0.3)
     try:
         server = serve()
         client = _client(server, channels, pool)

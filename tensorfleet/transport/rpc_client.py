@@ -32,7 +32,7 @@ import grpc
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, bulk, rpc, wire
+from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class RpcClient:
       default_timeout: deadline in seconds of calls that give none.
       max_message_bytes: the largest response this client accepts.
       channels: the channel cache (default: the process-wide ``CHANNELS``).
-      bulk_pool: the side channel connections (default: the process-wide ``bulk.POOL``).
+      bulk_pool: the side channel connections (default: the process-wide ``bulk_client.POOL``).
 
     Big replies, and the calls of the methods the server allows there, go over
     the server's bulk side channel unless the channel uses TLS or
@@ -105,7 +105,7 @@ class RpcClient:
                  default_timeout: float = rpc.DEFAULT_TIMEOUT,
                  max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
                  channels: Optional[ChannelCache] = None,
-                 bulk_pool: Optional[bulk.BulkPool] = None):
+                 bulk_pool: Optional[bulk_client.BulkPool] = None):
         auth.split_address(address)
         self.address = address
         self.service_name = service_name
@@ -115,7 +115,7 @@ class RpcClient:
         self._metadata = auth.token_metadata(self._token)
         # The side channel does not encrypt: a TLS channel never uses it.
         self._tls = credentials is not None
-        self._bulk_pool = bulk_pool or bulk.POOL
+        self._bulk_pool = bulk_pool or bulk_client.POOL
         rpc.tune_malloc()
         self._channel = (channels or CHANNELS).get(address, credentials)
         self._unary: Dict[str, Any] = {}

@@ -1,0 +1,369 @@
+"""The client side of the tensor side channel (see ``bulk``): authenticated
+connections to other tasks' listeners, pooled and reused, over which a client
+redeems parked replies and makes side-channel calls."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tensorfleet import errors
+from tensorfleet.transport import auth, buffers
+from tensorfleet.transport.bulk import (  # noqa: F401 - the wire protocol is bulk's
+    BULK_VERSION, Buffer, BulkUnavailable, CONNECT_TIMEOUT, Endpoint, HEARTBEAT_INTERVAL,
+    KIND_CALL, KIND_FETCH, LIVENESS_TIMEOUT, MAGIC, MAX_CALL_REQUEST, MAX_ERROR_PAYLOAD,
+    MAX_IDLE_PER_ENDPOINT, MAX_NAME_BYTES, NONCE_BYTES, RETRY_AFTER, STATUS_ERROR,
+    STATUS_NOT_FOUND, STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE, _Eof,
+    _HELLO, _NAME_RE, _PROOF, _REPLY, _REQUEST, _Silent, _VERDICT, _close, _configure, _mac,
+    _read, _recv_exact, _send_all)
+
+# One logger for the whole side channel, server and client halves.
+logger = logging.getLogger("tensorfleet.transport.bulk")
+
+
+def connect(host: str, port: int, token: Optional[str], deadline: float) -> socket.socket:
+    """An authenticated connection to the listener at ``host:port``.
+
+    Raises:
+      BulkUnavailable: cannot connect, or the handshake failed (wrong token,
+        another protocol on that port).
+      TimeoutError: the call's ``deadline`` passed first.
+    """
+    key = (token or "").encode("utf-8")
+    timeout = min(CONNECT_TIMEOUT, deadline - time.monotonic())
+    if timeout <= 0:
+        raise TimeoutError("no time left to connect")
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as e:
+        if time.monotonic() >= deadline:
+            raise TimeoutError("no time left to connect") from None
+        raise BulkUnavailable(f"cannot connect to port {port}: {e}") from None
+    # A listener that accepted (its kernel does) but stays silent is frozen: give
+    # up as soon as a call would, and let the caller fall back to gRPC.
+    limit = min(deadline, time.monotonic() + LIVENESS_TIMEOUT)
+    try:
+        _configure(sock)
+        client_nonce = os.urandom(NONCE_BYTES)
+        _send_all(sock, [memoryview(_HELLO.pack(MAGIC, BULK_VERSION, 0, client_nonce))], limit)
+        magic, version, flags, server_nonce, mac = _read(sock, _CHALLENGE, limit)
+        if magic != MAGIC or version != BULK_VERSION or flags:
+            raise BulkUnavailable(f"port {port} does not speak this release's bulk protocol")
+        if not hmac.compare_digest(mac, _mac(key, b"server", client_nonce, server_nonce)):
+            raise BulkUnavailable(f"the listener on port {port} did not prove it holds the "
+                                  "cluster token")
+        proof = _mac(key, b"client", client_nonce, server_nonce)
+        _send_all(sock, [memoryview(_PROOF.pack(MAGIC, BULK_VERSION, 0, proof))], limit)
+        magic, version, verdict = _read(sock, _VERDICT, limit)
+        if magic != MAGIC or version != BULK_VERSION or verdict != VERDICT_ACCEPTED:
+            raise BulkUnavailable(f"the listener on port {port} refused this process's "
+                                  "cluster token")
+    except BaseException as e:
+        _close(sock)
+        if isinstance(e, (BulkUnavailable, KeyboardInterrupt, SystemExit)):
+            raise
+        if time.monotonic() >= deadline:
+            raise TimeoutError("the deadline passed during the bulk handshake") from None
+        if isinstance(e, (OSError, EOFError)):
+            raise BulkUnavailable(f"handshake on port {port} failed: {e}") from None
+        raise
+    return sock
+
+
+class _Stale(Exception):
+    """A pooled connection turned out closed before its reply began; retry on a fresh one."""
+
+
+def _alive(sock: socket.socket) -> bool:
+    """Whether an idle connection is still open with nothing unread on it."""
+    try:
+        # End of stream, or bytes nobody asked for: either way it cannot be reused.
+        sock.recv(1, socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0))
+        return False
+    except (BlockingIOError, InterruptedError):
+        return True
+    except OSError:
+        return False
+
+
+class BulkPool:
+    """Idle authenticated connections per listener, reused across fetches and calls.
+
+    A connection is taken for one fetch or call and returned after; any error
+    closes it. A side channel that cannot be reached is remembered (per gRPC
+    address and bulk port) and logged; fetches and calls then go over gRPC
+    until ``retry_after`` seconds have passed, when it is tried again.
+    """
+
+    def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT, retry_after: float = RETRY_AFTER):
+        self._max_idle = int(max_idle)
+        self._retry_after = float(retry_after)
+        self._lock = threading.Lock()
+        self._idle: Dict[Endpoint, List[socket.socket]] = {}
+        # (address, port) -> (why, when to try again)
+        self._unreachable: Dict[Tuple[str, int], Tuple[str, float]] = {}
+        self._logged: set = set()
+
+    def usable(self, address: str, port: int) -> bool:
+        """False for ``retry_after`` seconds after the side channel of ``address`` on
+        ``port`` failed to connect."""
+        entry = self._unreachable.get((address, port))
+        return entry is None or time.monotonic() >= entry[1]
+
+    def unreachable(self) -> Dict[Tuple[str, int], str]:
+        """(address, bulk port) -> why, for every side channel whose last connection
+        attempt failed."""
+        with self._lock:
+            return {k: why for k, (why, _) in self._unreachable.items()}
+
+    def fetch(self, address: str, port: int, token: Optional[str], key: bytes, total: int,
+              deadline: float) -> np.ndarray:
+        """Fetches the parked response ``key`` of exactly ``total`` bytes from ``address``'s
+        side channel on ``port``, into a fresh uint8 array.
+
+        ``total`` must already be checked against the caller's size limit.
+
+        Raises:
+          BulkUnavailable: the side channel cannot be used; nothing was fetched.
+          AbortedError: the server does not have the response (expired or fetched).
+          UnavailableError: the connection broke during the transfer.
+          InvalidArgumentError: the server broke the protocol.
+          TimeoutError: ``deadline`` passed.
+        """
+        host, _ = auth.split_address(address)
+        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        while True:
+            sock = self._checkout(endpoint)
+            reused = sock is not None
+            if sock is None:
+                sock = self._connect(address, host, port, token, deadline)
+            try:
+                out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}")
+            except _Stale:
+                _close(sock)
+                continue
+            except errors.AbortedError:
+                self._checkin(endpoint, sock)  # a clean "not found" leaves it usable
+                raise
+            except BaseException:
+                _close(sock)
+                raise
+            self._checkin(endpoint, sock)
+            return out
+
+    def call(self, address: str, port: int, token: Optional[str], name: str,
+             parts: Sequence[Buffer], total: int, deadline: float,
+             max_reply: int) -> Tuple[int, np.ndarray]:
+        """Calls ``name`` (``service/method``) with the encoded request ``parts`` of
+        ``total`` bytes (at most ``MAX_CALL_REQUEST``) on ``address``'s side channel.
+
+        Returns ``(STATUS_OK, reply frame)`` or ``(STATUS_ERROR, JSON error)``, each
+        a fresh uint8 array. Waits for the reply until ``deadline`` as long as the
+        server's heartbeats say it is working on it.
+
+        Raises:
+          BulkUnavailable: the side channel cannot be used; nothing was sent.
+          UnavailableError: the connection broke, or the server went silent
+            (frozen, or the network cut) for ``LIVENESS_TIMEOUT`` seconds.
+          ResourceExhaustedError: the reply is bigger than ``max_reply``.
+          InvalidArgumentError: the server broke the protocol.
+          TimeoutError: ``deadline`` passed.
+        """
+        if not _NAME_RE.fullmatch(name) or len(name) > MAX_NAME_BYTES \
+                or total > MAX_CALL_REQUEST:
+            raise errors.InvalidArgumentError(
+                None, None, f"cannot call {name!r} with {total} bytes over the side channel")
+        raw = name.encode("ascii")
+        host, _ = auth.split_address(address)
+        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        views = [memoryview(_CALL.pack(MAGIC, BULK_VERSION, KIND_CALL, len(raw), 0, total, 0)),
+                 memoryview(raw)]
+        views.extend(memoryview(p).cast("B") for p in parts)
+        stale = False
+        while True:
+            sock = self._checkout(endpoint)
+            reused = sock is not None
+            if sock is None:
+                try:
+                    sock = self._connect(address, host, port, token, deadline)
+                except BulkUnavailable as e:
+                    if not stale:
+                        raise
+                    # The server closed a pooled connection under this call and now
+                    # refuses new ones: it is gone, and a fallback call over gRPC
+                    # would only put that channel into reconnect backoff, failing
+                    # the calls made once it is back.
+                    raise errors.UnavailableError(
+                        None, None, f"lost the bulk connection to {host}:{port}: {e}") from None
+            try:
+                out = _call_on(sock, views, deadline, max_reply, reused, f"{host}:{port}")
+            except _Stale:
+                _close(sock)
+                stale = True
+                continue
+            except BaseException:
+                # Timed out, broken or refused: its state is unknown, never reuse it.
+                _close(sock)
+                raise
+            if out[0] == STATUS_OK:
+                self._checkin(endpoint, sock)
+            else:
+                _close(sock)
+            return out
+
+    def _connect(self, address: str, host: str, port: int, token: Optional[str],
+                 deadline: float) -> socket.socket:
+        try:
+            sock = connect(host, port, token, deadline)
+        except BulkUnavailable as e:
+            self._mark_unreachable(address, port, str(e))
+            raise
+        if (address, port) in self._unreachable:
+            with self._lock:
+                self._unreachable.pop((address, port), None)
+            logger.info("the bulk side channel of %s is usable again", address)
+        return sock
+
+    def _mark_unreachable(self, address: str, port: int, reason: str) -> None:
+        with self._lock:
+            self._unreachable[(address, port)] = (reason, time.monotonic() + self._retry_after)
+            first = (address, port) not in self._logged
+            self._logged.add((address, port))
+        # Loud once; a side channel that stays unreachable would otherwise log every retry.
+        logger.log(logging.INFO if first else logging.DEBUG,
+                   "the bulk side channel of %s is unusable (%s); its big replies and calls "
+                   "go over gRPC for the next %g s", address, reason, self._retry_after)
+
+    def _checkout(self, endpoint: Endpoint) -> Optional[socket.socket]:
+        while True:
+            with self._lock:
+                idle = self._idle.get(endpoint)
+                if not idle:
+                    return None
+                sock = idle.pop()
+            if _alive(sock):
+                return sock
+            _close(sock)  # the server closed it (idle timeout, restart): try the next
+
+    def _checkin(self, endpoint: Endpoint, sock: socket.socket) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(endpoint, [])
+            if len(idle) < self._max_idle:
+                idle.append(sock)
+                return
+        _close(sock)
+
+    def close_all(self) -> None:
+        """Closes every idle connection and forgets which side channels failed."""
+        with self._lock:
+            idle, self._idle = self._idle, {}
+            self._unreachable.clear()
+            self._logged.clear()
+        for socks in idle.values():
+            for sock in socks:
+                _close(sock)
+
+
+def _lost(where: str, e: BaseException, during: str = "") -> errors.UnavailableError:
+    if isinstance(e, _Silent):
+        why = f"it sent nothing for {LIVENESS_TIMEOUT:g} s (frozen, or the network is cut)"
+    else:
+        why = str(e) or type(e).__name__
+    return errors.UnavailableError(
+        None, None, f"lost the bulk connection to {where}{during}: {why}")
+
+
+def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reused: bool,
+              where: str) -> np.ndarray:
+    try:
+        _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, KIND_FETCH, key))],
+                  deadline)
+        magic, version, status, declared = _read(sock, _REPLY, deadline)
+    except TimeoutError:
+        raise
+    except (_Eof, OSError) as e:
+        # A pooled connection the server has just closed fails here before a
+        # reply byte arrives; a fresh one takes its place.
+        if reused and (isinstance(e, ConnectionError) or (isinstance(e, _Eof) and e.got == 0)):
+            raise _Stale() from None
+        raise _lost(where, e) from None
+    if magic != MAGIC or version != BULK_VERSION:
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where} (magic {magic!r}, version {version})")
+    if status == STATUS_NOT_FOUND and declared == 0:
+        raise errors.AbortedError(
+            None, None, f"the response was not found on {where}: it expired or was already "
+            "fetched")
+    if status != STATUS_OK or declared != total:
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where}: status {status}, {declared} bytes "
+            f"where the response handle announced {total}")
+    out = buffers.take(total)  # reused memory: no page faults for a recurring size
+    try:
+        _recv_exact(sock, memoryview(out), deadline)
+    except TimeoutError:
+        raise
+    except (_Eof, OSError) as e:
+        raise _lost(where, e, f" during a {total}-byte reply") from None
+    return out
+
+
+def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_reply: int,
+             reused: bool, where: str) -> Tuple[int, np.ndarray]:
+    sent_at = time.monotonic()
+    beats = 0
+    try:
+        _send_all(sock, views, deadline)
+        while True:
+            magic, version, status, declared = _read(sock, _REPLY, deadline, None,
+                                                     LIVENESS_TIMEOUT)
+            if magic == MAGIC and version == BULK_VERSION and status == STATUS_PENDING \
+                    and declared == 0:
+                beats += 1  # the handler is still running (a long-poll, say)
+                continue
+            break
+    except TimeoutError:
+        raise
+    except (_Eof, _Silent, OSError) as e:
+        # A pooled connection the server closed as idle just before this call
+        # fails at once, before any heartbeat: the call never ran, so it is
+        # safe to make it again on a fresh connection.
+        early = not beats and time.monotonic() - sent_at < HEARTBEAT_INTERVAL
+        if reused and early and (isinstance(e, ConnectionError)
+                                 or (isinstance(e, _Eof) and e.got == 0)):
+            raise _Stale() from None
+        raise _lost(where, e) from None
+    if magic != MAGIC or version != BULK_VERSION or status not in (STATUS_OK, STATUS_ERROR):
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where} (magic {magic!r}, version "
+            f"{version}, status {status})")
+    if status == STATUS_OK and declared > max_reply:
+        raise errors.ResourceExhaustedError(
+            None, None, f"a message of {declared} bytes exceeds this client's limit of "
+            f"{max_reply} bytes (max_message_bytes)")
+    if status == STATUS_ERROR and declared > MAX_ERROR_PAYLOAD:
+        raise errors.InvalidArgumentError(
+            None, None, f"malformed bulk reply from {where}: an error of {declared} bytes")
+    # A reply lands in a message buffer: its tensors reach the user without a copy.
+    out = buffers.take(declared) if status == STATUS_OK else np.empty(declared, np.uint8)
+    try:
+        _recv_exact(sock, memoryview(out), deadline, None, LIVENESS_TIMEOUT)
+    except TimeoutError:
+        raise
+    except (_Eof, _Silent, OSError) as e:
+        raise _lost(where, e, f" during a {declared}-byte reply") from None
+    return status, out
+
+
+POOL = BulkPool()
+
+
+__all__ = ["BulkPool", "POOL", "connect"]
