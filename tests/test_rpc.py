@@ -118,6 +118,21 @@ def test_64mb_tensor_streamed_both_ways(serve, channels):
     out[0] = 1.0  # reassembled responses are writable views
 
 
+def test_call_async_gives_what_call_gives(serve, channels):
+    server = serve(task="/job:ps/task:0")
+    client = _client(server, channels)
+    small = np.arange(10, dtype=np.float32)
+    assert client.call_async("Echo", {"k": 1}, [small]).result(10)[1][0].tolist() == \
+        small.tolist()
+    # A reply big enough to be parked is fetched off gRPC's thread, still intact.
+    big = np.random.default_rng(1).random(1 << 20, dtype=np.float32)
+    header, (out,) = client.call_async("Echo", {"big": 1}, [big], timeout=60).result(60)
+    assert header == {"big": 1} and np.array_equal(out, big)
+    with pytest.raises(errors.NotFoundError) as info:
+        client.call_async("NotFound").result(10)
+    assert info.value.task == "/job:ps/task:0"
+
+
 def test_handler_op_error_is_reraised_with_message_op_and_task(serve, channels):
     server = serve(task="/job:ps/task:0")
     with pytest.raises(errors.NotFoundError) as info:

@@ -170,8 +170,12 @@ class MasterSession:
             if task == self.master.task and local is None:
                 local = part
                 continue
-            fut = self.master.pool.submit(client.run_graph, handle, step.id,
-                                          {n: feeds[n] for n in fnames})
+            part_feeds = {n: feeds[n] for n in fnames}
+            send = getattr(client, "run_graph_async", None)
+            # Sent from this thread when the client can (no pool thread wakes up
+            # just to send it); otherwise on the master's pool.
+            fut = send(handle, step.id, part_feeds) if send is not None else \
+                self.master.pool.submit(client.run_graph, handle, step.id, part_feeds)
             if task in plan.relays:
                 fut.add_done_callback(self._relay(plan.relays[task], step.id))
             fut.add_done_callback(self._on_remote_done(step))

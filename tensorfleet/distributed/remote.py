@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import Future
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
@@ -80,6 +81,25 @@ class RemoteWorker:
                 f"(UnavailableError: {e.message})", task=self.task)
             err.unreachable = True
             raise err from None
+
+    def run_graph_async(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Future:
+        """``run_graph`` without waiting: a Future of the fetches by name."""
+        call = self.client.call_async("RunGraph", {"handle": handle, "step_id": step_id,
+                                                   "feeds": list(feeds)},
+                                      list(feeds.values()), STEP_TIMEOUT)
+        out: Future = Future()
+
+        def done(f: Future) -> None:
+            exc = f.exception()
+            if exc is None:
+                h, t = f.result()
+                out.set_result(dict(zip(h["fetches"], t)))
+                return
+            if isinstance(exc, errors.OpError) and exc.task is None:
+                exc.task = self.task
+            out.set_exception(exc)
+        call.add_done_callback(done)
+        return out
 
     def recv_tensor(self, step_id: int, key: str, timeout: float) -> Any:
         t = self._recv("RecvTensor", {"step_id": step_id, "key": key, "timeout": timeout},

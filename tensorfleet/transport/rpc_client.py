@@ -26,6 +26,7 @@ import logging
 import math
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import grpc
@@ -42,6 +43,9 @@ DISCOVERY_TIMEOUT = 10.0
 DISCOVERY_INTERVAL = 2.0
 _MAX_DISCOVERY_REPLY = 64 << 10
 _MAX_BULK_METHODS = 1024
+# Runs the calls ``call_async`` cannot leave to gRPC's own thread (streamed requests,
+# side-channel calls, and fetching a parked reply once its handle arrived).
+_ASYNC_POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="tf-rpc-async")
 
 SideChannel = Tuple[int, FrozenSet[str]]
 
@@ -193,6 +197,57 @@ class RpcClient:
         except TimeoutError:
             raise self._deadline_error(method, timeout) from None
         return wire.decode(buf, self._max_message_bytes)
+
+    def call_async(self, method: str, header: Optional[Dict[str, Any]] = None,
+                   tensors: Sequence[Any] = (), timeout: Optional[float] = None) -> Future:
+        """``call`` without waiting for the reply: a Future of the response message.
+
+        A small request that goes over gRPC is sent from the calling thread and
+        completes on gRPC's own thread, so no thread wakes up just to send it; any
+        other call runs ``call`` on a pool thread. The Future's exception is what
+        ``call`` would raise.
+        """
+        timeout = self.default_timeout if timeout is None else self._check_timeout(timeout)
+        deadline = time.monotonic() + timeout
+        parts, total = wire.encode_parts({} if header is None else header, tensors)
+        if total > rpc.STREAM_THRESHOLD or self._bulk_port(method, total):
+            return _ASYNC_POOL.submit(self.call, method, header, tensors, timeout)
+        fn = self._unary.get(method)
+        if fn is None:
+            fn = self._unary[method] = self._channel.unary_unary(
+                f"/{self.service_name}/{method}")
+        out: Future = Future()
+        pending = fn.future(b"".join(parts), timeout=timeout, metadata=self._metadata)
+
+        def finish(reply: bytes) -> None:
+            try:
+                buf = self._read_reply(reply, deadline)
+                out.set_result(wire.decode(buf, self._max_message_bytes))
+            except grpc.RpcError as e:
+                out.set_exception(self._translate(e, method, timeout))
+            except TimeoutError:
+                out.set_exception(self._deadline_error(method, timeout))
+            except BaseException as e:  # noqa: BLE001 - handed to the waiter
+                out.set_exception(e)
+
+        def done(call: Any) -> None:
+            try:
+                reply = call.result()
+            except grpc.RpcError as e:
+                out.set_exception(self._translate(e, method, timeout))
+                return
+            except BaseException as e:  # noqa: BLE001 - cancelled, or gRPC's own failure
+                out.set_exception(errors.UnavailableError(
+                    None, None, f"{self.service_name}/{method} on {self.address} failed: {e}"))
+                return
+            if reply[:4] == rpc.HANDLE_MAGIC:
+                # Fetching a parked reply blocks: not on gRPC's thread.
+                _ASYNC_POOL.submit(finish, reply)
+            else:
+                finish(reply)
+
+        pending.add_done_callback(done)
+        return out
 
     # -- the side channel -----------------------------------------------------------------
     def side_channel(self, timeout: float = DISCOVERY_TIMEOUT) -> int:
