@@ -176,10 +176,10 @@ class MasterSession:
             # just to send it); otherwise on the master's pool.
             fut = send(handle, step.id, part_feeds) if send is not None else \
                 self.master.pool.submit(client.run_graph, handle, step.id, part_feeds)
+            step.futures[fut] = task  # before the callbacks: a done future runs them at once
             if task in plan.relays:
                 fut.add_done_callback(self._relay(plan.relays[task], step.id))
             fut.add_done_callback(self._on_remote_done(step))
-            step.futures[fut] = task
         if local is not None:
             # The master's own partition runs on this thread: no hand-off to a pool
             # thread and back. While it runs, the master's watchdog pings the other
@@ -191,7 +191,10 @@ class MasterSession:
             try:
                 results.update(client.run_graph(handle, step.id, {n: feeds[n] for n in fnames}))
             except errors.OpError as e:
-                step.fail(e)
+                step.fail(e)  # as raised: it already names the task it is about
+            except Exception as e:  # noqa: BLE001 - the step fails; the others are aborted
+                step.fail(errors.InternalError(None, None, f"{type(e).__name__}: {e}",
+                                               task=self.master.task))
             finally:
                 if step.futures:
                     self.master.unwatch(step)
