@@ -112,6 +112,13 @@ class GrpcLink:
                 raise errors.DeadlineExceededError(
                     None, None, f"collective group {self.name!r}: {self.describe(peer)} did "
                     f"not answer rank {self.rank} within {timeout:g} s") from None
+            except errors.CancelledError as e:
+                # The peer's server stopped while this call waited on it (its own
+                # connect failed first): for this rank the peer is simply gone.
+                raise errors.UnavailableError(
+                    None, None, f"collective group {self.name!r}: {self.describe(peer)} "
+                    f"stopped serving before it answered rank {self.rank} ({e.message})") \
+                    from None
             if reply.get("rank") != peer:
                 raise errors.InvalidArgumentError(
                     None, None, f"{self.describe(peer)} answered as rank {reply.get('rank')}")
