@@ -4,7 +4,7 @@ request, answers it with canned bytes (or not at all), then waits to be closed."
 import os
 import socket
 import threading
-from typing import Optional
+from typing import Callable, Optional
 
 from tensorfleet.transport import bulk
 
@@ -59,3 +59,12 @@ def read_until_closed(sock: socket.socket, limit: float = 5.0) -> bytes:
             data += chunk
     except ConnectionResetError:
         return data
+
+
+def run_in_threads(worker: Callable[[int], None], count: int, timeout: float = 60) -> None:
+    """Runs ``worker(0) .. worker(count - 1)`` on their own threads and waits for them."""
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)

@@ -15,7 +15,7 @@ import pytest
 import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.testing.cluster import LocalCluster
-from bulk_fakes import FakeListener, read_until_closed
+from bulk_fakes import FakeListener, read_until_closed, run_in_threads
 from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
 
 SERVICE = "test.Calls"
@@ -458,11 +458,7 @@ def test_concurrent_calls_from_several_threads(serve, channels, pool):
         except Exception as e:  # noqa: BLE001 - reported by the assertion below
             failures.append(repr(e))
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    run_in_threads(worker, 6)
     assert failures == []
     assert _calls(server) == 60
     assert all(name.startswith("tf-bulk-conn") for name in service.threads)

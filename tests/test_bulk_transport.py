@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tensorfleet import errors
-from bulk_fakes import FakeListener, read_until_closed
+from bulk_fakes import FakeListener, read_until_closed, run_in_threads
 from tensorfleet.transport import auth, bulk, bulk_client, rpc
 
 SERVICE = "test.Bulk"
@@ -126,11 +126,7 @@ def test_concurrent_big_fetches_from_several_threads(serve, channels, pool):
         except Exception as e:  # noqa: BLE001 - reported by the assertion below
             failures.append(repr(e))
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    run_in_threads(worker, 6)
     assert failures == []
     assert _served(server) == 24
     assert server.bulk_listener.stats["accepted"] >= 2  # threads used connections in parallel
