@@ -239,9 +239,29 @@ def test_run_step_fn():
         assert mon.should_stop() and mon.raw_session().run(gs) == 1
 
 
+class _SetAfterStep(SessionRunHook):
+    def __init__(self, event):
+        self.event = event
+
+    def after_run(self, run_context, run_values):
+        self.event.set()
+
+
+class _WaitAfterFirstStep(SessionRunHook):
+    """Holds the chief after its first step until ``event`` (the other worker trained):
+    otherwise the chief may reach the last step before the worker next polls."""
+
+    def __init__(self, event):
+        self.event = event
+
+    def after_run(self, run_context, run_values):
+        self.event.wait(30)
+
+
 def test_non_chief_worker_waits_for_chief_then_both_train(caplog):
     caplog.set_level(logging.INFO, logger="tensorfleet.training.session_manager")
     waiting = threading.Event()
+    worker_trained = threading.Event()
 
     class Flag(logging.Handler):
         def emit(self, record):
@@ -264,7 +284,8 @@ def test_non_chief_worker_waits_for_chief_then_both_train(caplog):
                 try:
                     with MonitoredTrainingSession(
                             master=c.target("worker", 1), is_chief=False, scaffold=scaffold,
-                            hooks=[bh.StopAtStepHook(last_step=20)],
+                            hooks=[bh.StopAtStepHook(last_step=20),
+                                   _SetAfterStep(worker_trained)],
                             chief_only_hooks=[StepAtCreation()]) as mon:
                         result["hooks"] = [type(h) for h in mon._hooks]
                         result["steps"] = _loop(mon, train)
@@ -276,7 +297,9 @@ def test_non_chief_worker_waits_for_chief_then_both_train(caplog):
                 assert waiting.wait(30), "the worker never logged that it waits"
                 with MonitoredTrainingSession(master=c.target("worker", 0), is_chief=True,
                                               scaffold=scaffold, log_step_count_steps=None,
-                                              hooks=[bh.StopAtStepHook(last_step=20)]) as mon:
+                                              hooks=[bh.StopAtStepHook(last_step=20),
+                                                     _WaitAfterFirstStep(worker_trained)]
+                                              ) as mon:
                     chief_steps = _loop(mon, train)
                     raw = mon._tf_sess()
                     t.join(60)
@@ -286,7 +309,9 @@ def test_non_chief_worker_waits_for_chief_then_both_train(caplog):
     finally:
         logging.getLogger("tensorfleet.training.session_manager").removeHandler(flag)
     assert "error" not in result, result.get("error")
-    assert result["hooks"] == [bh.StopAtStepHook]  # no chief-only hooks on a worker
+    # No chief-only hooks on a worker.
+    assert result["hooks"] == [bh.StopAtStepHook, _SetAfterStep]
+    assert worker_trained.is_set()
     assert chief_steps >= 1 and result["steps"] >= 1
     assert 20 <= final <= 22 and chief_steps + result["steps"] == final
     msgs = [r.getMessage() for r in caplog.records if "Waiting for model" in r.getMessage()]

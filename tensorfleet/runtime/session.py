@@ -139,15 +139,24 @@ def register_private_value_check(check: Callable[[np.ndarray], bool]) -> None:
         _PRIVATE_CHECKS.append(check)
 
 
+def stable_value(v: Any) -> Any:
+    """``v`` itself when nothing else will change it, else a copy of it.
+
+    A view may alias a variable that a later step updates in place; an array that
+    owns its memory, or a view of a received tensor's own message buffer, does not.
+    """
+    if isinstance(v, np.ndarray) and not v.flags.owndata and not (
+            v.flags.writeable and any(check(v) for check in _PRIVATE_CHECKS)):
+        return v.copy()
+    return v
+
+
 def _to_user_value(v: Any) -> Any:
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
             return v[()]
-        if not v.flags.owndata or not v.flags.writeable:
-            # A view may alias a variable or another live buffer; a received
-            # tensor's own message buffer is the user's alone.
-            if v.flags.writeable and any(check(v) for check in _PRIVATE_CHECKS):
-                return v
+        v = stable_value(v)
+        if not v.flags.writeable:
             return v.copy()
     return v
 
@@ -375,4 +384,5 @@ def get_default_session_or_raise() -> BaseSession:
 register_default_session_fn(get_default_session_or_raise)
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "LocalBackend",
-           "register_session_factory", "register_private_value_check", "convert_feed_value"]
+           "register_session_factory", "register_private_value_check", "convert_feed_value",
+           "stable_value"]

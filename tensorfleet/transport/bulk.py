@@ -12,9 +12,9 @@ CPU even when tiny. gRPC stays the control path; the side channel carries
   snapshot and the unary reply is a small handle naming it (see ``rpc``); the
   client redeems the handle here, or with gRPC's ``_Fetch`` when this channel
   cannot be used;
-* *calls* of the methods a service allows (the data plane: RecvTensor), sent
-  here whole instead of over gRPC, as TensorFlow's "grpc+verbs" moves
-  RecvTensor off gRPC and keeps it for control.
+* *calls* of the methods a service allows (the calls every step makes:
+  RunStep, RunGraph, RecvTensor), sent here whole instead of over gRPC, as
+  TensorFlow's "grpc+verbs" moves RecvTensor off gRPC and keeps it for control.
 
 Protocol, all integers little-endian::
 
@@ -87,7 +87,7 @@ IDLE_TIMEOUT = 300.0
 SEND_STALL_TIMEOUT = 60.0
 MAX_CONNECTIONS = 512
 MAX_IDLE_PER_ENDPOINT = 8
-# A call request is small by design (RecvTensor names keys); bigger ones go over gRPC.
+# Bigger call requests (a step that feeds a big batch) go over gRPC.
 MAX_CALL_REQUEST = 1 << 20
 MAX_NAME_BYTES = 256
 MAX_ERROR_PAYLOAD = 64 << 10
@@ -569,9 +569,8 @@ class BulkListener:
             self._stats["calls"] += 1
             self._stats["call_errors"] += status != STATUS_OK
             self._stats["call_bytes"] += total
-        # The parts are the handler's own arrays (no copy): its tensors must not
-        # change while they are sent, which RecvTensor's, taken out of the
-        # rendezvous, never do.
+        # Sent from the handler's own arrays (no copy): a method allowed here must
+        # reply with tensors that nothing updates meanwhile (protocol.BULK_METHODS).
         _send_all(sock, views, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
         return True
 

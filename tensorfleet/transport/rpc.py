@@ -13,7 +13,7 @@ the server registers two gRPC methods, and per service two more:
   server's bulk side channel (0 when off) and the methods of the service that
   may be called over it (``bulk_methods``).
 
-The methods a service names in ``bulk_methods`` (the data plane: RecvTensor)
+The methods a service names in ``bulk_methods`` (the calls of every step)
 may also be called over the bulk side channel: one raw-TCP round trip on a
 pooled, authenticated connection instead of a gRPC call, which costs about
 half a millisecond of latency and of CPU even for a tiny message. The handler

@@ -6,7 +6,7 @@ A call goes one of two ways:
   ``STREAM_THRESHOLD``; a big reply comes back as a handle redeemed over the
   bulk side channel or with ``_Fetch`` (see ``rpc``);
 * over the server's bulk side channel, for the methods its service allows
-  there (the data plane: RecvTensor), when the request is small: one raw-TCP
+  there (the calls of every step), when the request is small: one raw-TCP
   round trip on a pooled connection, the reply received straight into place.
 
 Which methods a server allows, and its side channel's port, the client learns
@@ -44,8 +44,12 @@ DISCOVERY_INTERVAL = 2.0
 _MAX_DISCOVERY_REPLY = 64 << 10
 _MAX_BULK_METHODS = 1024
 # Runs the calls ``call_async`` cannot leave to gRPC's own thread (streamed requests,
-# side-channel calls, and fetching a parked reply once its handle arrived).
-_ASYNC_POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="tf-rpc-async")
+# side-channel calls, and fetching a parked reply once its handle arrived). A
+# RunGraph may block for as long as its step waits (on a queue, say), so the pool
+# must not run out while tasks wait on each other: the executor starts a thread
+# only when none is idle, and this bound is far above any real cluster's fan-out.
+ASYNC_THREADS = 1024
+_ASYNC_POOL = ThreadPoolExecutor(max_workers=ASYNC_THREADS, thread_name_prefix="tf-rpc-async")
 
 SideChannel = Tuple[int, FrozenSet[str]]
 
