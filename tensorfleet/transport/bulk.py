@@ -592,9 +592,6 @@ def _heartbeat(sock: socket.socket) -> None:
                 pass
 
 
-# ------------------------------------------------------------------------------ client
-
-
 __all__ = [
     "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkUnavailable", "CallHandler",
     "HEARTBEAT_INTERVAL", "LIVENESS_TIMEOUT", "MAX_CALL_REQUEST", "RETRY_AFTER",
