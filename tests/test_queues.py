@@ -366,3 +366,26 @@ def test_resource_timeouts_and_failed_batches_lose_nothing():
         loose.enqueue([np.zeros(3, np.float32)])
         loose.dequeue_many(2)
     assert q.read() == b"res"
+
+
+def test_operation_timeout_ends_a_blocked_local_step_and_loses_nothing():
+    q = tf.FIFOQueue(3, tf.float32, shapes=[[]])
+    take = q.dequeue()
+    put = q.enqueue([tf.constant(4.0)])
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=200)) as sess:
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"operation_timeout_in_ms \(200 ms\).*dequeueing"):
+            sess.run(take)
+        assert time.monotonic() - start < 5
+        sess.run(put)
+        assert sess.run(take) == 4.0  # the timed-out dequeue took nothing
+    with tf.Session() as sess:  # without the option a step may wait as long as it needs
+        result = {}
+        t = threading.Thread(target=lambda: result.update(v=sess.run(take)))
+        t.start()
+        t.join(0.8)
+        assert t.is_alive()
+        sess.run(put)
+        t.join(10)
+        assert result == {"v": 4.0}

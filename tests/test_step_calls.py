@@ -124,22 +124,30 @@ def test_a_step_blocked_beyond_heartbeats_completes_when_another_client_unblocks
     assert _calls(cluster, 0) == before + 1
 
 
-def test_a_client_deadline_holds_over_the_side_channel(cluster):
-    with tf.device("/job:local/task:1"):
-        q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name="empty_one")
+@pytest.mark.parametrize("queue_task", [1, 0], ids=["remote_partition", "master_partition"])
+@pytest.mark.parametrize("outside", [True, False], ids=["side_channel_client", "in_process"])
+def test_operation_timeout_cancels_the_step_on_every_task(cluster, queue_task, outside):
+    with tf.device(f"/job:local/task:{queue_task}"):
+        q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name=f"empty_{queue_task}")
         take = q.dequeue()
+        put = q.enqueue([tf.constant(5.0)])
         size = q.size()
-        close = q.close(cancel_pending_enqueues=True)
+    with tf.device("/job:local/task:1"):
+        other = tf.constant(2.0) * 3.0  # task 1 takes part in every step below
     config = tf.ConfigProto(operation_timeout_in_ms=600)
-    with tf.Session(_from_outside(cluster, 0), config=config) as sess:
-        _until_side_channel(cluster, lambda: sess.run(size))
+    target = _from_outside(cluster, 0) if outside else cluster.target("local", 0)
+    with tf.Session(target, config=config) as sess:
+        if outside:
+            _until_side_channel(cluster, lambda: sess.run((size, other)))
         start = time.monotonic()
-        with pytest.raises(tf.errors.DeadlineExceededError, match="RunStep"):
-            sess.run(take)
-        assert time.monotonic() - start < 10
-        assert sess.run(size) == 0  # the session still works
-    with tf.Session(cluster.target("local", 1)) as other:
-        other.run(close)  # ends the dequeue still waiting on the task
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"operation_timeout_in_ms \(600 ms\)"):
+            sess.run((take, other))
+        assert time.monotonic() - start < 5
+        # The dequeue was cancelled on its task, not left waiting: it would take
+        # this element, and the next dequeue would block.
+        sess.run(put)
+        assert sess.run((take, other)) == (5.0, 6.0)
 
 
 def test_with_bulk_off_steps_go_over_grpc(cluster, monkeypatch):

@@ -62,13 +62,15 @@ class _Step:
     """One running step: its remote partitions and the first error it met."""
 
     __slots__ = ("id", "plan", "futures", "start", "last_ping", "next_report", "error",
-                 "session", "_lock")
+                 "session", "deadline", "_lock")
 
-    def __init__(self, step_id: int, plan: "_StepPlan"):
+    def __init__(self, step_id: int, plan: "_StepPlan", timeout_ms: int = 0):
         self.id = step_id
         self.plan = plan
         self.futures: Dict[Any, str] = {}  # remote RunGraph future -> task
         self.start = self.last_ping = time.monotonic()
+        # operation_timeout_in_ms: past it the master cancels the step everywhere.
+        self.deadline = self.start + timeout_ms / 1000.0 if timeout_ms > 0 else None
         self.next_report = SLOW_STEP_REPORT_SECS
         self.error: Optional[errors.OpError] = None
         self.session: Optional["MasterSession"] = None
@@ -84,6 +86,21 @@ class _Step:
 
     def pending_tasks(self) -> set:
         return {task for fut, task in list(self.futures.items()) if not fut.done()}
+
+    def check_deadline(self, task: str) -> None:
+        """Fails the step with DeadlineExceededError once its deadline has passed."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            ms = round((self.deadline - self.start) * 1000)
+            self.fail(errors.DeadlineExceededError(
+                None, None, f"The step did not finish within the session's "
+                f"operation_timeout_in_ms ({ms} ms) and was cancelled on every task",
+                task=task))
+
+    def wait_slice(self) -> float:
+        """How long to wait before looking at the step again."""
+        if self.deadline is None:
+            return HEARTBEAT_SECS
+        return max(0.0, min(HEARTBEAT_SECS, self.deadline - time.monotonic()))
 
 
 class _StepPlan:
@@ -162,7 +179,8 @@ class MasterSession:
                                               "in number")
         plan = self._plan(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         feeds = dict(zip(feed_names, feed_values))
-        step = _Step(random.getrandbits(62), plan)
+        step = _Step(random.getrandbits(62), plan,
+                     int(getattr(self.config, "operation_timeout_in_ms", 0) or 0))
         results: Dict[str, Any] = {}
         local = None
         for part in plan.parts:
@@ -185,7 +203,8 @@ class MasterSession:
             # thread and back. While it runs, the master's watchdog pings the other
             # tasks, as ``_collect`` does while it waits.
             task, client, handle, fnames, _ = local
-            if step.futures:
+            watched = bool(step.futures) or step.deadline is not None
+            if watched:
                 step.session = self
                 self.master.watch(step)
             try:
@@ -196,7 +215,7 @@ class MasterSession:
                 step.fail(errors.InternalError(None, None, f"{type(e).__name__}: {e}",
                                                task=self.master.task))
             finally:
-                if step.futures:
+                if watched:
                     self.master.unwatch(step)
         try:
             self._collect(step, results)
@@ -226,7 +245,8 @@ class MasterSession:
         step everywhere."""
         pending = set(step.futures)
         while pending and step.error is None:
-            done, pending = wait(pending, timeout=HEARTBEAT_SECS, return_when=FIRST_EXCEPTION)
+            done, pending = wait(pending, timeout=step.wait_slice(),
+                                 return_when=FIRST_EXCEPTION)
             for fut in done:
                 exc = fut.exception()
                 if exc is None:
@@ -235,6 +255,7 @@ class MasterSession:
                     # Also done by the future's callback, which may not have run yet.
                     step.fail(_as_op_error(exc, step.futures[fut]))
             if step.error is None and pending:
+                step.check_deadline(self.master.task)
                 self.check_progress(step, {step.futures[f] for f in pending})
         if step.error is not None:
             first = step.error
@@ -247,7 +268,7 @@ class MasterSession:
         """Every ``HEARTBEAT_SECS`` of a step: fails it if one of the ``waiting`` tasks
         does not answer a ping, and reports a step that has been blocked for long."""
         now = time.monotonic()
-        if now - step.last_ping < HEARTBEAT_SECS:
+        if step.error is not None or now - step.last_ping < HEARTBEAT_SECS:
             return
         err = self._find_unresponsive(waiting)
         step.last_ping = time.monotonic()
@@ -387,6 +408,7 @@ class MasterService:
         self._watch_lock = threading.Lock()
         self._watchdog: Optional[threading.Thread] = None
         self._stopping = threading.Event()
+        self._watch_wake = threading.Event()
 
     def worker(self, task: str) -> Any:
         return self._worker_fn(task)
@@ -426,13 +448,16 @@ class MasterService:
             self.worker(task).reset(containers)
 
     def watch(self, step: _Step) -> None:
-        """Has the watchdog ping ``step``'s other tasks while this task's partition runs."""
+        """Has the watchdog ping ``step``'s other tasks, and cancel it at its deadline,
+        while this task's partition runs."""
         with self._watch_lock:
             self._watched[step.id] = step
             if self._watchdog is None:
                 self._watchdog = threading.Thread(target=self._watch_loop, daemon=True,
                                                   name="tf-master-watchdog")
                 self._watchdog.start()
+        if step.deadline is not None:
+            self._watch_wake.set()  # the watchdog may sleep past this step's deadline
 
     def unwatch(self, step: _Step) -> None:
         with self._watch_lock:
@@ -448,12 +473,20 @@ class MasterService:
                 f"Step aborted because {err.task or 'a task'} failed: {err.message}")
 
     def _watch_loop(self) -> None:
-        while not self._stopping.wait(HEARTBEAT_SECS / 2):
+        pause = HEARTBEAT_SECS / 2
+        while True:
+            self._watch_wake.wait(pause)
+            self._watch_wake.clear()
+            if self._stopping.is_set():
+                return
             with self._watch_lock:
                 steps = list(self._watched.values())
+            pause = min([HEARTBEAT_SECS / 2] + [s.wait_slice() for s in steps
+                                                 if s.deadline is not None and s.error is None])
             for step in steps:
                 if step.error is not None or step.session is None:
                     continue
+                step.check_deadline(self.task)
                 waiting = step.pending_tasks() or {self.task}
                 try:
                     step.session.check_progress(step, waiting)
@@ -464,6 +497,7 @@ class MasterService:
 
     def shutdown(self) -> None:
         self._stopping.set()
+        self._watch_wake.set()
         self.pool.shutdown(wait=False)
 
 

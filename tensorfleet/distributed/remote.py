@@ -18,6 +18,7 @@ from tensorfleet.transport import RpcClient
 # Steps may block for a long time by design (a queue dequeue, a synchronous
 # replica waiting for its peers); control calls should answer quickly.
 STEP_TIMEOUT = float(os.environ.get("TENSORFLEET_STEP_TIMEOUT", "86400"))
+OPERATION_TIMEOUT_GRACE = 2.0
 CONTROL_TIMEOUT = 60.0
 
 _clients: Dict[Tuple[str, Optional[str], int], RpcClient] = {}
@@ -193,7 +194,9 @@ class GrpcSessionBackend:
         timeout = STEP_TIMEOUT
         op_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         if op_ms:
-            timeout = op_ms / 1000.0
+            # The master cancels the step at op_ms and says so; the call gives up a
+            # little later, for a master that cannot answer at all.
+            timeout = op_ms / 1000.0 + OPERATION_TIMEOUT_GRACE
         _, out = self.client.call("RunStep", header, list(feed_values), timeout=timeout)
         return out
 

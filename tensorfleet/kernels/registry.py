@@ -8,6 +8,7 @@ the task's resource manager and a per-session state dict for the op.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from tensorfleet import errors
@@ -72,6 +73,29 @@ class StepState:
         self.cancelled = False
 
 
+class DeadlineStep(StepState):
+    """A step of a session with ``operation_timeout_in_ms``: it counts as cancelled
+    once ``timeout`` seconds have passed, which ends the kernels blocked in it."""
+
+    __slots__ = ("deadline", "_cancelled")
+
+    def __init__(self, step_id: int, timeout: float):
+        self.deadline = time.monotonic() + timeout
+        super().__init__(step_id)
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    @property  # type: ignore[override]
+    def cancelled(self) -> bool:
+        return self._cancelled or self.expired
+
+    @cancelled.setter
+    def cancelled(self, value: bool) -> None:
+        self._cancelled = bool(value)
+
+
 _STEP = threading.local()
 
 
@@ -81,8 +105,8 @@ def set_current_step(step: Optional[StepState]) -> Optional[StepState]:
     return prev
 
 
-__all__ = ["register_kernel", "get_kernel", "has_kernel", "KernelContext", "StepState", "DEAD",
-           "set_current_step"]
+__all__ = ["register_kernel", "get_kernel", "has_kernel", "KernelContext", "StepState",
+           "DeadlineStep", "DEAD", "set_current_step"]
 
 
 class _Dead:

@@ -18,6 +18,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
                                          register_default_session_fn)
+from tensorfleet.kernels.registry import DeadlineStep
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.threads import apply_config
@@ -62,7 +63,19 @@ class LocalBackend:
 
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
             feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
-        return self.plan_for(fetches, targets, feeds).run(feed_values)
+        plan = self.plan_for(fetches, targets, feeds)
+        ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+        if ms <= 0:
+            return plan.run(feed_values)
+        step = DeadlineStep(0, ms / 1000.0)
+        try:
+            return plan.run(feed_values, step)
+        except errors.CancelledError as e:
+            if not step.expired:
+                raise
+            raise errors.DeadlineExceededError(
+                e.node_def, e.op, f"The step did not finish within the session's "
+                f"operation_timeout_in_ms ({ms} ms): {e.message}") from None
 
     def close(self) -> None:
         self._plans.clear()
