@@ -131,6 +131,21 @@ def test_ops_apply_take_num_accumulated_and_set_global_step():
         assert sess.run(count) == 1
 
 
+def test_operation_timeout_ends_a_blocked_take_and_keeps_the_gradients():
+    acc = ConditionalAccumulator(tf.float32, shape=[2], name="acc_timeout")
+    g = tf.placeholder(tf.float32, [2])
+    apply = acc.apply_grad(g, local_step=0)
+    take = acc.take_grad(2)
+    count = acc.num_accumulated()
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=200)) as sess:
+        sess.run(apply, {g: [1, 2]})
+        with pytest.raises(tf.errors.DeadlineExceededError, match="operation_timeout_in_ms"):
+            sess.run(take)  # one gradient of the two it needs
+        assert sess.run(count) == 1
+        sess.run(apply, {g: [3, 4]})
+        np.testing.assert_allclose(sess.run(take), [2.0, 3.0])
+
+
 def test_ops_check_shapes_and_dtypes_at_build_time():
     acc = ConditionalAccumulator(tf.float32, shape=[2])
     with pytest.raises(ValueError, match="Shape mismatch"):

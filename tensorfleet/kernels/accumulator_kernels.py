@@ -9,7 +9,7 @@ in the cluster then frees this task's thread within half a second.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple, Type
+from typing import Any, Tuple, Type
 
 import numpy as np
 
@@ -55,13 +55,6 @@ def _sparse_conditional_accumulator(ctx: KernelContext) -> AccumulatorResource:
     return _lookup(ctx, SparseConditionalAccumulatorResource)
 
 
-def _cancel_check(ctx: KernelContext) -> Optional[Callable[[], bool]]:
-    """A predicate telling a blocked take that its step was cancelled."""
-    step = ctx.step()
-    if step is None:
-        return None
-    return lambda: bool(step.cancelled)
-
 
 def _check(ctx: KernelContext, acc: Any, cls: Type[AccumulatorResource] = AccumulatorResource
            ) -> Any:
@@ -80,7 +73,7 @@ def _apply_gradient(ctx: KernelContext, acc: Any, local_step: Any, grad: Any) ->
 @register_kernel("AccumulatorTakeGradient")
 def _take_gradient(ctx: KernelContext, acc: Any, num_required: Any) -> np.ndarray:
     return _check(ctx, acc, ConditionalAccumulatorResource).take_grad(
-        num_required, cancelled=_cancel_check(ctx))
+        num_required, cancelled=ctx.cancel_check())
 
 
 @register_kernel("SparseAccumulatorApplyGradient")
@@ -95,7 +88,7 @@ def _sparse_apply_gradient(ctx: KernelContext, acc: Any, local_step: Any, indice
 def _sparse_take_gradient(ctx: KernelContext, acc: Any,
                           num_required: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _check(ctx, acc, SparseConditionalAccumulatorResource).take_grad(
-        num_required, cancelled=_cancel_check(ctx))
+        num_required, cancelled=ctx.cancel_check())
 
 
 @register_kernel("AccumulatorNumAccumulated")

@@ -8,7 +8,7 @@ running step was cancelled, so an aborted step frees the task's thread.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple, Type
+from typing import Any, Optional, Tuple, Type
 
 import numpy as np
 
@@ -50,13 +50,6 @@ def _padding_fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
     return _lookup_queue(ctx, PaddingFIFOQueueResource)
 
 
-def _cancel_check(ctx: KernelContext) -> Optional[Callable[[], bool]]:
-    """A predicate telling a blocked queue call that its step was cancelled."""
-    step = ctx.step()
-    if step is None:
-        return None
-    return lambda: bool(step.cancelled)
-
 
 def _timeout(ctx: KernelContext) -> Optional[float]:
     """The op's ``timeout_ms`` attr in seconds; None (wait indefinitely) unless positive."""
@@ -88,32 +81,32 @@ def _count(ctx: KernelContext, n: Any) -> int:
 
 @register_kernel("QueueEnqueueV2")
 def _enqueue(ctx: KernelContext, q: Any, *components: Any) -> None:
-    _check_queue(ctx, q).enqueue(components, cancelled=_cancel_check(ctx),
+    _check_queue(ctx, q).enqueue(components, cancelled=ctx.cancel_check(),
                                  timeout=_timeout(ctx))
 
 
 @register_kernel("QueueEnqueueManyV2")
 def _enqueue_many(ctx: KernelContext, q: Any, *components: Any) -> None:
-    _check_queue(ctx, q).enqueue_many(components, cancelled=_cancel_check(ctx),
+    _check_queue(ctx, q).enqueue_many(components, cancelled=ctx.cancel_check(),
                                       timeout=_timeout(ctx))
 
 
 @register_kernel("QueueDequeueV2")
 def _dequeue(ctx: KernelContext, q: Any) -> Any:
-    return _outputs(_check_queue(ctx, q).dequeue(cancelled=_cancel_check(ctx),
+    return _outputs(_check_queue(ctx, q).dequeue(cancelled=ctx.cancel_check(),
                                                  timeout=_timeout(ctx)))
 
 
 @register_kernel("QueueDequeueManyV2")
 def _dequeue_many(ctx: KernelContext, q: Any, n: Any) -> Any:
     return _outputs(_check_queue(ctx, q).dequeue_many(
-        _count(ctx, n), cancelled=_cancel_check(ctx), timeout=_timeout(ctx)))
+        _count(ctx, n), cancelled=ctx.cancel_check(), timeout=_timeout(ctx)))
 
 
 @register_kernel("QueueDequeueUpToV2")
 def _dequeue_up_to(ctx: KernelContext, q: Any, n: Any) -> Any:
     return _outputs(_check_queue(ctx, q).dequeue_many(
-        _count(ctx, n), allow_smaller=True, cancelled=_cancel_check(ctx),
+        _count(ctx, n), allow_smaller=True, cancelled=ctx.cancel_check(),
         timeout=_timeout(ctx)))
 
 

@@ -60,6 +60,14 @@ class KernelContext:
         """The state of the step running on this thread (rendezvous, step id)."""
         return getattr(_STEP, "value", None)
 
+    def cancel_check(self) -> Optional[Callable[[], bool]]:
+        """A predicate a blocked kernel asks whether its step was cancelled (aborted
+        elsewhere in the cluster, or past its deadline); None outside a step."""
+        step = self.step()
+        if step is None:
+            return None
+        return lambda: bool(step.cancelled)
+
 
 class StepState:
     """Per-step information visible to kernels that need it (send/recv, collectives)."""
