@@ -64,6 +64,31 @@ def test_status_shows_every_task_up_with_role_and_ps_variables(trained_cluster):
     assert rows["/job:worker/task:0"]["bytes_in"] >= 5 * 1024
     assert ps["bytes_in"] >= 5 * 1024
     assert "steps_per_sec" in ps
+    # The ps served the worker's RunGraph calls and tensor pulls over its side channel.
+    side = ps["side_channel"]
+    assert side["port"] > 0 and side["calls"] >= 5
+    assert status._side_channel_cell(side) == f":{side['port']} ({side['calls']} calls)"
+
+
+def test_status_says_when_a_side_channel_is_off_or_unknown(monkeypatch):
+    from tensorfleet.transport import bulk
+    monkeypatch.setenv(bulk.BULK_ENV, "0")
+    c = LocalCluster({"worker": 1})
+    try:
+        st = status.collect(c.target("worker", 0), timeout=5, interval=0)
+    finally:
+        c.stop()
+    (row,) = st["tasks"]
+    assert row["side_channel"] == {"port": 0, "calls": 0, "fetches": 0}
+    assert status._side_channel_cell(row["side_channel"]) == "off"
+    text = status.render(st)
+    assert "SIDE CHANNEL" in text
+    assert [ln for ln in text.splitlines() if ln.startswith("/job:worker/task:0")][0] \
+        .endswith(" off")
+    for bad in (None, "x", {"port": -1, "calls": 0, "fetches": 0}, {"port": 1, "calls": True,
+                                                                   "fetches": 0}):
+        assert status._side_channel(bad) is None
+    assert status._side_channel_cell(None) == "-"
 
 
 def test_status_command_output_and_a_stopped_task_is_down(trained_cluster, capsys):

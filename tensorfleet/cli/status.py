@@ -102,6 +102,25 @@ def _received(samples: Dict[Tuple[str, int], Answer], task: str) -> int:
     return total
 
 
+def _side_channel(value: Any) -> Optional[Dict[str, int]]:
+    """The side channel's port and the calls and fetches it served; None when the task
+    does not say (an older release) or says something malformed."""
+    if not isinstance(value, dict):
+        return None
+    out = {k: value.get(k) for k in ("port", "calls", "fetches")}
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out.values()):
+        return None
+    return out
+
+
+def _side_channel_cell(side: Optional[Dict[str, int]]) -> str:
+    if side is None:
+        return "-"
+    if not side["port"]:
+        return "off"
+    return f":{side['port']} ({side['calls'] + side['fetches']} calls)"
+
+
 def collect(target: str, token: Optional[str] = None, timeout: float = 2.0,
             interval: float = 1.0) -> Dict[str, Any]:
     """The status of every task of the cluster that the task at ``target`` belongs to.
@@ -140,7 +159,8 @@ def collect(target: str, token: Optional[str] = None, timeout: float = 2.0,
             variables = st.get("variables") or []
             row.update({"steps": int(st.get("steps", 0)), "uptime": float(st.get("uptime", 0)),
                         "bytes_in": b_in, "bytes_out": b_out, "variables": variables,
-                        "variable_bytes": sum(int(v.get("bytes") or 0) for v in variables)})
+                        "variable_bytes": sum(int(v.get("bytes") or 0) for v in variables),
+                        "side_channel": _side_channel(st.get("side_channel"))})
             if dt > 0 and before is not None:
                 row["steps_per_sec"] = (row["steps"] - int(before.get("steps", 0))) / dt
                 row["bytes_in_per_sec"] = (b_in - int(before.get("bytes_in", 0))
@@ -184,7 +204,8 @@ def render(status: Dict[str, Any]) -> str:
     rows = []
     for t in tasks:
         if t["state"] != "UP":
-            rows.append([t["task"], t["role"], t["address"], "DOWN", "-", "-", "-", "-", "-"])
+            rows.append([t["task"], t["role"], t["address"], "DOWN", "-", "-", "-", "-", "-",
+                         "-"])
             continue
         rate = t.get("steps_per_sec")
         nvar = len(t["variables"])
@@ -196,9 +217,10 @@ def render(status: Dict[str, Any]) -> str:
                                           else f" ({human_bytes(in_rate)}/s)"),
             human_bytes(t["bytes_out"]) + ("" if out_rate is None
                                            else f" ({human_bytes(out_rate)}/s)"),
-            f"{nvar} ({human_bytes(t['variable_bytes'])})" if nvar else "-"])
+            f"{nvar} ({human_bytes(t['variable_bytes'])})" if nvar else "-",
+            _side_channel_cell(t.get("side_channel"))])
     lines += _table(["TASK", "ROLE", "ADDRESS", "STATE", "STEPS", "STEPS/S", "BYTES IN",
-                     "BYTES OUT", "VARIABLES"], rows)
+                     "BYTES OUT", "VARIABLES", "SIDE CHANNEL"], rows)
     for t in tasks:
         if t["state"] == "UP" and t["variables"]:
             lines += ["", f"variables on {t['task']} ({t['role']}):"]

@@ -201,6 +201,13 @@ def handlers(server: Any) -> ServiceHandlers:
         st = worker.status()
         st["cluster"] = server.cluster_spec.as_cluster_def()
         st.update(traffic.snapshot())
+        # Whether the fast path is in use: a side channel that clients cannot reach
+        # (a firewall, say) shows as a port with no calls while steps still run.
+        listener = getattr(getattr(server, "_rpc", None), "bulk_listener", None)
+        stats = listener.stats if listener is not None else {}
+        st["side_channel"] = {"port": listener.port if listener is not None else 0,
+                              "calls": stats.get("calls", 0),
+                              "fetches": stats.get("served", 0)}
         return st, []
 
     methods = {
