@@ -29,7 +29,7 @@ from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorfleet.distributed.cluster import ConfigProto, GPUOptions  # noqa: F401
 from tensorfleet.distributed import remote as _remote  # noqa: F401  (registers grpc:// sessions)
-from tensorfleet import nn, train, summary, app, contrib, distribute  # noqa: F401,E402
+from tensorfleet import nn, train, summary, app, contrib, distribute, flags  # noqa: F401,E402
 from tensorfleet import data, estimator  # noqa: F401,E402  (tf.data, tf.estimator)
 from tensorfleet.estimator import metrics  # noqa: F401,E402  (tf.metrics)
 

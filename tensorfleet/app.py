@@ -3,10 +3,17 @@
 import sys
 from typing import Any, Callable, List, Optional
 
+from tensorfleet import flags
+
 
 def run(main: Optional[Callable[[List[str]], Any]] = None,
         argv: Optional[List[str]] = None) -> None:
-    """Calls ``main(argv)`` and exits with its return value."""
+    """Parses the flags defined with ``tf.app.flags`` out of ``argv`` (default
+    ``sys.argv``), calls ``main`` with the rest (program name first) and exits with
+    its return value."""
     if main is None:
         main = sys.modules["__main__"].main  # type: ignore[attr-defined]
-    sys.exit(main(list(argv if argv is not None else sys.argv)))
+    sys.exit(main(flags.parse_known(argv)))
+
+
+__all__ = ["run", "flags"]
