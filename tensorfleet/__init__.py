@@ -27,11 +27,13 @@ from tensorfleet.ops.data_flow_ops import *  # noqa: F401,F403
 from tensorfleet.ops.accumulator_ops import *  # noqa: F401,F403
 from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
-from tensorfleet.distributed.cluster import ConfigProto, GPUOptions  # noqa: F401
+from tensorfleet.distributed.cluster import (  # noqa: F401
+    ConfigProto, GPUOptions, RunMetadata, RunOptions)
 from tensorfleet.distributed import remote as _remote  # noqa: F401  (registers grpc:// sessions)
 from tensorfleet import nn, train, summary, app, contrib, distribute, flags  # noqa: F401,E402
 from tensorfleet import data, estimator  # noqa: F401,E402  (tf.data, tf.estimator)
 from tensorfleet.estimator import metrics  # noqa: F401,E402  (tf.metrics)
+from tensorfleet import gfile, tf_logging as logging  # noqa: F401,E402  (tf.gfile, tf.logging)
 
 __version__ = "0.1.0"
 

@@ -389,3 +389,25 @@ def test_operation_timeout_ends_a_blocked_local_step_and_loses_nothing():
         sess.run(put)
         t.join(10)
         assert result == {"v": 4.0}
+
+
+def test_run_options_timeout_ends_one_step_and_is_checked():
+    q = tf.FIFOQueue(3, tf.float32, shapes=[[]])
+    take = q.dequeue()
+    put = q.enqueue([tf.constant(6.0)])
+    with tf.Session() as sess:
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"RunOptions.timeout_in_ms \(200 ms\)"):
+            sess.run(take, options=tf.RunOptions(timeout_in_ms=200),
+                     run_metadata=tf.RunMetadata())
+        assert time.monotonic() - start < 5
+        sess.run(put)
+        assert sess.run({"v": take}, options=tf.RunOptions(timeout_in_ms=5000)) == {"v": 6.0}
+        with pytest.raises(TypeError, match="timeout_in_ms must be an integer"):
+            sess.run(take, options=tf.RunOptions(timeout_in_ms="1"))
+        # Tracing is accepted for TensorFlow programs; nothing is collected.
+        meta = tf.RunMetadata()
+        sess.run(put, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=meta)
+        assert meta.partition_graphs == [] and sess.run(take) == 6.0

@@ -150,6 +150,32 @@ def test_operation_timeout_cancels_the_step_on_every_task(cluster, queue_task, o
         assert sess.run((take, other)) == (5.0, 6.0)
 
 
+@pytest.mark.parametrize("outside", [True, False], ids=["side_channel_client", "in_process"])
+def test_run_options_timeout_cancels_one_step_on_every_task(cluster, outside):
+    with tf.device("/job:local/task:1"):
+        q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name="per_run")
+        take = q.dequeue()
+        put = q.enqueue([tf.constant(8.0)])
+        size = q.size()
+    target = _from_outside(cluster, 0) if outside else cluster.target("local", 0)
+    with tf.Session(target) as sess:
+        if outside:
+            _until_side_channel(cluster, lambda: sess.run(size))
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"RunOptions.timeout_in_ms \(400 ms\)"):
+            sess.run(take, options=tf.RunOptions(timeout_in_ms=400))
+        sess.run(put)
+        assert sess.run(take) == 8.0  # the timed-out dequeue took nothing
+
+
+def test_a_negative_step_timeout_is_refused(cluster):
+    from tensorfleet.transport import rpc
+    client = rpc.RpcClient(_from_outside(cluster, 0)[len("grpc://"):], protocol.SERVICE)
+    with pytest.raises(errors.InvalidArgumentError, match="timeout_ms must not be negative"):
+        client.call("RunStep", {"session": "s", "feeds": [], "fetches": [], "targets": [],
+                                "timeout_ms": -5})
+
+
 def test_with_bulk_off_steps_go_over_grpc(cluster, monkeypatch):
     monkeypatch.setenv(bulk.BULK_ENV, "0")
     x, mean = _mean_graph()
@@ -196,7 +222,7 @@ class _FakeMaster:
     def __init__(self, value):
         self.value = value
 
-    def run_step(self, session, feeds, values, fetches, targets):
+    def run_step(self, session, feeds, values, fetches, targets, timeout_ms=0):
         return [self.value]
 
 

@@ -166,6 +166,36 @@ class ConfigProto:
                    operation_timeout_in_ms=int(d.get("operation_timeout_in_ms") or 0))
 
 
+class RunOptions:
+    """Options of one ``Session.run``: ``timeout_in_ms`` cancels the step on every task
+    once it has run that long (``DeadlineExceededError``), as the session's
+    ``operation_timeout_in_ms`` does for every step. The tracing fields are accepted so
+    that programs written for TensorFlow run, but no trace is collected: the
+    ``RunMetadata`` passed along stays empty."""
+
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+
+    def __init__(self, trace_level: int = 0, timeout_in_ms: int = 0,
+                 inter_op_thread_pool: int = 0, output_partition_graphs: bool = False,
+                 report_tensor_allocations_upon_oom: bool = False, **other: Any):
+        self.trace_level = trace_level
+        self.timeout_in_ms = timeout_in_ms
+        self.inter_op_thread_pool = inter_op_thread_pool
+        self.output_partition_graphs = output_partition_graphs
+        self.report_tensor_allocations_upon_oom = report_tensor_allocations_upon_oom
+        self.other = other
+
+
+class RunMetadata:
+    """Filled by TensorFlow with traces and partition graphs; tensorfleet collects
+    none, so its fields stay empty."""
+
+    def __init__(self) -> None:
+        self.step_stats: Any = None
+        self.cost_graph: Any = None
+        self.partition_graphs: List[Any] = []
+
+
 class GPUOptions:
     """Accepted for compatibility; tensorfleet runs on CPUs."""
 
@@ -173,4 +203,4 @@ class GPUOptions:
         self.__dict__.update(kwargs)
 
 
-__all__ = ["ClusterSpec", "ConfigProto", "GPUOptions"]
+__all__ = ["ClusterSpec", "ConfigProto", "GPUOptions", "RunOptions", "RunMetadata"]

@@ -62,15 +62,17 @@ class _Step:
     """One running step: its remote partitions and the first error it met."""
 
     __slots__ = ("id", "plan", "futures", "start", "last_ping", "next_report", "error",
-                 "session", "deadline", "_lock")
+                 "session", "deadline", "limit_name", "_lock")
 
-    def __init__(self, step_id: int, plan: "_StepPlan", timeout_ms: int = 0):
+    def __init__(self, step_id: int, plan: "_StepPlan", timeout_ms: int = 0,
+                 limit_name: str = "the session's operation_timeout_in_ms"):
         self.id = step_id
         self.plan = plan
         self.futures: Dict[Any, str] = {}  # remote RunGraph future -> task
         self.start = self.last_ping = time.monotonic()
         # operation_timeout_in_ms: past it the master cancels the step everywhere.
         self.deadline = self.start + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        self.limit_name = limit_name
         self.next_report = SLOW_STEP_REPORT_SECS
         self.error: Optional[errors.OpError] = None
         self.session: Optional["MasterSession"] = None
@@ -92,8 +94,8 @@ class _Step:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             ms = round((self.deadline - self.start) * 1000)
             self.fail(errors.DeadlineExceededError(
-                None, None, f"The step did not finish within the session's "
-                f"operation_timeout_in_ms ({ms} ms) and was cancelled on every task",
+                None, None, f"The step did not finish within {self.limit_name} ({ms} ms) "
+                "and was cancelled on every task",
                 task=task))
 
     def wait_slice(self) -> float:
@@ -173,14 +175,20 @@ class MasterSession:
             return plan
 
     def run(self, feed_names: Sequence[str], feed_values: Sequence[Any],
-            fetch_names: Sequence[str], target_names: Sequence[str]) -> List[Any]:
+            fetch_names: Sequence[str], target_names: Sequence[str],
+            timeout_ms: int = 0) -> List[Any]:
+        """Runs one step; ``timeout_ms`` (``RunOptions.timeout_in_ms``), when positive,
+        replaces the session's ``operation_timeout_in_ms`` for it."""
         if len(feed_names) != len(feed_values):
             raise errors.InvalidArgumentError(None, None, "RunStep: feed names and values differ "
                                               "in number")
         plan = self._plan(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         feeds = dict(zip(feed_names, feed_values))
-        step = _Step(random.getrandbits(62), plan,
-                     int(getattr(self.config, "operation_timeout_in_ms", 0) or 0))
+        if timeout_ms > 0:
+            step = _Step(random.getrandbits(62), plan, timeout_ms, "RunOptions.timeout_in_ms")
+        else:
+            step = _Step(random.getrandbits(62), plan,
+                         int(getattr(self.config, "operation_timeout_in_ms", 0) or 0))
         results: Dict[str, Any] = {}
         local = None
         for part in plan.parts:
@@ -433,8 +441,10 @@ class MasterService:
         self.session(handle).extend(graph_def)
 
     def run_step(self, handle: str, feed_names: Sequence[str], feed_values: Sequence[Any],
-                 fetch_names: Sequence[str], target_names: Sequence[str]) -> List[Any]:
-        return self.session(handle).run(feed_names, feed_values, fetch_names, target_names)
+                 fetch_names: Sequence[str], target_names: Sequence[str],
+                 timeout_ms: int = 0) -> List[Any]:
+        return self.session(handle).run(feed_names, feed_values, fetch_names, target_names,
+                                        timeout_ms)
 
     def close_session(self, handle: str) -> None:
         with self._lock:

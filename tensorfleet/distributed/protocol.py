@@ -142,8 +142,12 @@ def handlers(server: Any) -> ServiceHandlers:
         if len(feeds) != len(t):
             raise errors.InvalidArgumentError(None, None, f"{m}: {len(feeds)} feed names but "
                                               f"{len(t)} tensors")
+        timeout_ms = field(h, "timeout_ms", int, m) if "timeout_ms" in h else 0
+        if timeout_ms < 0:
+            raise errors.InvalidArgumentError(None, None, f"{m}: timeout_ms must not be "
+                                              f"negative, got {timeout_ms}")
         out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
-                              str_list(h, "targets", m))
+                              str_list(h, "targets", m), timeout_ms)
         return {}, [stable_value(v) for v in out]
 
     def close_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:

@@ -184,15 +184,19 @@ class GrpcSessionBackend:
             self._sent = n
 
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
-            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
+            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any],
+            timeout_ms: int = 0) -> List[Any]:
         self._sync_graph()
         if self._master is not None:
             return self._master.run_step(self.handle, [t.name for t in feeds], list(feed_values),
-                                         [t.name for t in fetches], [o.name for o in targets])
+                                         [t.name for t in fetches], [o.name for o in targets],
+                                         timeout_ms)
         header = {"session": self.handle, "feeds": [t.name for t in feeds],
                   "fetches": [t.name for t in fetches], "targets": [o.name for o in targets]}
         timeout = STEP_TIMEOUT
         op_ms = getattr(self.config, "operation_timeout_in_ms", 0)
+        if timeout_ms > 0:
+            header["timeout_ms"] = op_ms = timeout_ms
         if op_ms:
             # The master cancels the step at op_ms and says so; the call gives up a
             # little later, for a master that cannot answer at all.

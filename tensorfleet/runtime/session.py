@@ -62,9 +62,13 @@ class LocalBackend:
         return plan
 
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
-            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any]) -> List[Any]:
+            feeds: Tuple[Tensor, ...], feed_values: Sequence[Any],
+            timeout_ms: int = 0) -> List[Any]:
         plan = self.plan_for(fetches, targets, feeds)
-        ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+        ms, what = timeout_ms, "RunOptions.timeout_in_ms"
+        if ms <= 0:
+            ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+            what = "the session's operation_timeout_in_ms"
         if ms <= 0:
             return plan.run(feed_values)
         step = DeadlineStep(0, ms / 1000.0)
@@ -74,8 +78,8 @@ class LocalBackend:
             if not step.expired:
                 raise
             raise errors.DeadlineExceededError(
-                e.node_def, e.op, f"The step did not finish within the session's "
-                f"operation_timeout_in_ms ({ms} ms): {e.message}") from None
+                e.node_def, e.op, f"The step did not finish within {what} ({ms} ms): "
+                f"{e.message}") from None
 
     def close(self) -> None:
         self._plans.clear()
@@ -164,6 +168,14 @@ def stable_value(v: Any) -> Any:
     return v
 
 
+def _timeout_of(options: Any) -> int:
+    """``options.timeout_in_ms`` (``tf.RunOptions``) as a positive int, or 0 for none."""
+    ms = getattr(options, "timeout_in_ms", 0) or 0
+    if isinstance(ms, bool) or not isinstance(ms, (int, np.integer)):
+        raise TypeError(f"RunOptions.timeout_in_ms must be an integer, got {ms!r}")
+    return max(0, int(ms))
+
+
 def _to_user_value(v: Any) -> Any:
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
@@ -247,6 +259,12 @@ class BaseSession:
             feeds, vals = self._feeds(feed_dict)
         else:
             feeds, vals = (), ()
+        timeout_ms = _timeout_of(options) if options is not None else 0
+        if timeout_ms:
+            st = _FetchStructure(self._graph, fetches)
+            out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
+                                    timeout_ms=timeout_ms)
+            return st.build([_to_user_value(v) for v in out])
         if type(fetches) is Tensor and fetches.graph is self._graph:
             out = self._backend.run((fetches,), (), feeds, vals)
             return _to_user_value(out[0])
