@@ -31,6 +31,7 @@ from tensorfleet.distributed.cluster import (  # noqa: F401
     ConfigProto, GPUOptions, RunMetadata, RunOptions)
 from tensorfleet.distributed import remote as _remote  # noqa: F401  (registers grpc:// sessions)
 from tensorfleet import nn, train, summary, app, contrib, distribute, flags  # noqa: F401,E402
+from tensorfleet import layers, losses  # noqa: F401,E402  (tf.layers, tf.losses)
 from tensorfleet import data, estimator  # noqa: F401,E402  (tf.data, tf.estimator)
 from tensorfleet.estimator import metrics  # noqa: F401,E402  (tf.metrics)
 from tensorfleet import gfile, tf_logging as logging  # noqa: F401,E402  (tf.gfile, tf.logging)
