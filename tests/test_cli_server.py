@@ -116,3 +116,16 @@ def test_ps_server_exits_when_the_workers_are_done():
         if worker is not None:
             worker.stop()
         _kill([ps])
+
+
+def test_free_ports_are_distinct_bindable_and_outside_the_ephemeral_range():
+    import socket
+    from tensorfleet.distributed.server import _ephemeral_range
+    low, high = _ephemeral_range()
+    ports = free_ports(6)
+    assert len(set(ports)) == 6
+    if low > 10000:  # room below the range on this machine
+        assert all(p < low for p in ports), (ports, low)
+    for p in ports:
+        with socket.socket() as s:
+            s.bind(("localhost", p))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import socket
 import threading
 from typing import Any, Dict, List, Optional, Tuple
@@ -34,11 +35,39 @@ Message = Tuple[Dict[str, Any], List[np.ndarray]]
 LOCAL_SERVERS: Dict[str, "Server"] = {}
 
 
-def free_ports(n: int) -> List[int]:
-    """``n`` distinct free TCP ports on localhost (bound together, then released)."""
-    socks = []
+def _ephemeral_range() -> Tuple[int, int]:
+    """The ports the kernel hands out for ``bind(0)`` and outgoing connections."""
     try:
-        for _ in range(n):
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(v) for v in f.read().split())
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def free_ports(n: int) -> List[int]:
+    """``n`` distinct free TCP ports on localhost (bound together, then released).
+
+    They are taken below the kernel's ephemeral range when there is room: a port
+    from that range, once released, may be handed to another socket (an outgoing
+    connection, a server's side channel) before the task it was meant for binds it.
+    """
+    socks: List[socket.socket] = []
+    low, _ = _ephemeral_range()
+    lowest = max(10000, low - 20000)
+    candidates = random.sample(range(lowest, low), min(max(0, low - lowest), 64 + 4 * n))
+    try:
+        for port in candidates:
+            if len(socks) == n:
+                break
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind(("localhost", port))
+            except OSError:
+                s.close()
+                continue
+            socks.append(s)
+        while len(socks) < n:  # no room below the range, or all taken: any free port
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.bind(("localhost", 0))
             socks.append(s)
