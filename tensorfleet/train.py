@@ -14,6 +14,9 @@ from tensorfleet.distributed.server import Server  # noqa: F401,E402
 from tensorfleet.training.coordinator import Coordinator, LooperThread  # noqa: F401,E402
 from tensorfleet.training.queue_runner import (  # noqa: F401,E402
     QueueRunner, add_queue_runner, start_queue_runners)
+from tensorfleet.training.input import (  # noqa: F401,E402
+    batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,
+    slice_input_producer, string_input_producer)
 from tensorfleet.training.job_done import (  # noqa: F401,E402
     join_until_workers_done, signal_workers_done)
 from tensorfleet.distributed.resolver import TFConfigClusterResolver  # noqa: F401,E402

@@ -19,6 +19,12 @@ no_gradient("NoOp")
 no_gradient("Assert")
 
 
+@register_gradient("Print")
+def _print_grad(op: Any, grad: Any) -> List[Optional[Any]]:
+    # Printing is invisible to differentiation: only input_ receives the gradient.
+    return [grad] + [None] * (len(op.inputs) - 1)
+
+
 def _merge_grads(grads: List[Any]) -> Any:
     from tensorfleet.ops import control_flow_ops
     if any(isinstance(g, IndexedSlices) for g in grads) and not all(

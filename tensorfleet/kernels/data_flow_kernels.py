@@ -14,7 +14,8 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
-from tensorfleet.kernels.queue_resources import FIFOQueueResource, PaddingFIFOQueueResource
+from tensorfleet.kernels.queue_resources import (FIFOQueueResource, PaddingFIFOQueueResource,
+                                                 RandomShuffleQueueResource)
 
 
 def _lookup_queue(ctx: KernelContext, cls: Type[FIFOQueueResource]) -> FIFOQueueResource:
@@ -25,6 +26,10 @@ def _lookup_queue(ctx: KernelContext, cls: Type[FIFOQueueResource]) -> FIFOQueue
     capacity = int(a.get("capacity", -1))
 
     def create() -> FIFOQueueResource:
+        if cls is RandomShuffleQueueResource:
+            return cls(name, types, shapes, capacity,
+                       min_after_dequeue=int(a.get("min_after_dequeue", 0)),
+                       seed=a.get("seed"), seed2=a.get("seed2"))
         return cls(name, types, shapes, capacity)
 
     q = ctx.resources.lookup_or_create(a.get("container", ""), name, create)
@@ -48,6 +53,11 @@ def _fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
 @register_kernel("PaddingFIFOQueueV2")
 def _padding_fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
     return _lookup_queue(ctx, PaddingFIFOQueueResource)
+
+
+@register_kernel("RandomShuffleQueueV2")
+def _random_shuffle_queue(ctx: KernelContext) -> FIFOQueueResource:
+    return _lookup_queue(ctx, RandomShuffleQueueResource)
 
 
 

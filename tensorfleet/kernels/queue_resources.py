@@ -232,9 +232,9 @@ class FIFOQueueResource:
             try:
                 while True:
                     if self._deq_line[0] is w:
-                        take = min(n - len(got), len(self._items))
+                        take = min(n - len(got), self._available())
                         for _ in range(take):
-                            got.append(self._items.popleft())
+                            got.append(self._pop())
                         if take:
                             self._cond.notify_all()
                         if len(got) == n:
@@ -258,6 +258,13 @@ class FIFOQueueResource:
             finally:
                 self._deq_line.remove(w)
                 self._cond.notify_all()
+
+    def _available(self) -> int:
+        """How many held tuples a dequeue may take right now."""
+        return len(self._items)
+
+    def _pop(self) -> Row:
+        return self._items.popleft()
 
     def _batch(self, rows: List[Row], i: int) -> np.ndarray:
         dt = self.component_types[i]
@@ -353,6 +360,44 @@ class PaddingFIFOQueueResource(FIFOQueueResource):
         return out
 
 
+class RandomShuffleQueueResource(FIFOQueueResource):
+    """A queue whose dequeues take tuples in random order.
+
+    While open, it keeps at least ``min_after_dequeue`` tuples back so that every
+    pick is drawn from a reasonably large pool; once closed it drains completely.
+    """
+
+    kind = "RandomShuffleQueue"
+
+    def __init__(self, name: str, component_types: Sequence[_dtypes.DType],
+                 shapes: Sequence[Any], capacity: int = -1, min_after_dequeue: int = 0,
+                 seed: Optional[int] = None, seed2: Optional[int] = None):
+        super().__init__(name, component_types, shapes, capacity)
+        self.min_after_dequeue = int(min_after_dequeue)
+        if self.min_after_dequeue < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"RandomShuffleQueue '{name}': min_after_dequeue must be >= 0, "
+                f"got {self.min_after_dequeue}")
+        if seed is None and seed2 is None:
+            self._rng = np.random.default_rng()
+        else:
+            mask = (1 << 64) - 1
+            self._rng = np.random.default_rng(
+                np.random.SeedSequence([int(seed or 0) & mask, int(seed2 or 0) & mask]))
+
+    def _available(self) -> int:
+        if self._closed:
+            return len(self._items)
+        return max(0, len(self._items) - self.min_after_dequeue)
+
+    def _pop(self) -> Row:
+        # Swap the pick with the head so the removal is a cheap popleft.
+        i = int(self._rng.integers(len(self._items)))
+        if i:
+            self._items[0], self._items[i] = self._items[i], self._items[0]
+        return self._items.popleft()
+
+
 def _dtype_name(dt: np.dtype) -> str:
     try:
         return _dtypes.as_dtype(dt).name
@@ -360,4 +405,5 @@ def _dtype_name(dt: np.dtype) -> str:
         return str(dt)
 
 
-__all__ = ["FIFOQueueResource", "PaddingFIFOQueueResource", "POLL_SECS"]
+__all__ = ["FIFOQueueResource", "PaddingFIFOQueueResource", "RandomShuffleQueueResource",
+           "POLL_SECS"]

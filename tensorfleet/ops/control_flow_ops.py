@@ -1,4 +1,4 @@
-"""Control flow: no_op, group, tuple, with_dependencies, Assert, cond and case.
+"""Control flow: no_op, group, tuple, with_dependencies, Assert, Print, cond and case.
 
 ``cond`` is built from ``Switch`` and ``Merge``. A Switch forwards its input on
 the output of the taken branch and marks the other output dead; the executor
@@ -14,13 +14,14 @@ from __future__ import annotations
 import builtins
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, convert_to_tensor,
                                          get_default_graph)
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar
-from tensorfleet.ops.op_util import make_op, no_outputs
+from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs, same_shape
 
 
 def _switch_shape(op: Operation) -> List[TensorShape]:
@@ -451,4 +452,34 @@ def case(pred_fn_pairs: Any, default: Optional[Callable[[], Any]] = None,
         return build(0)
 
 
-__all__ = ["no_op", "group", "tuple", "with_dependencies", "Assert", "cond", "case"]
+# -- Print ----------------------------------------------------------------------------------
+# Stateful so that it is never cached or folded away: printing is the side effect.
+register_op("Print", same_shape, stateful=True)
+
+
+def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None,  # noqa: N802
+          first_n: Optional[int] = None, summarize: Optional[int] = None,
+          name: Optional[str] = None) -> Tensor:
+    """Returns ``input_`` unchanged; each time it is computed, writes ``message``
+    followed by the values of the tensors in ``data``, each in brackets, to stderr.
+
+    Args:
+      input_: the tensor passed through.
+      data: the tensors whose values are printed.
+      message: text printed before the values.
+      first_n: print only the first ``first_n`` times the op runs (None: always).
+      summarize: show at most this many elements of each tensor (default 3; a
+        negative value shows all of them).
+      name: op name.
+    """
+    x = convert_to_tensor(input_)
+    if isinstance(data, Tensor) or not isinstance(data, (list, builtins.tuple)):
+        data = [data]
+    ins = [x] + [convert_to_tensor(d) for d in data]
+    attrs = {"message": "" if message is None else str(message),
+             "first_n": -1 if first_n is None else int(first_n),
+             "summarize": 3 if summarize is None else int(summarize)}
+    return make_tensor("Print", ins, x.dtype, attrs, name=name or "Print")
+
+
+__all__ = ["no_op", "group", "tuple", "with_dependencies", "Assert", "Print", "cond", "case"]

@@ -1,4 +1,4 @@
-"""Queues: ``tf.FIFOQueue`` and ``tf.PaddingFIFOQueue`` and the ops that use them.
+"""Queues: ``tf.FIFOQueue``, ``tf.PaddingFIFOQueue``, ``tf.RandomShuffleQueue`` and their ops.
 
 A queue op outputs a *reference* to a queue resource kept in its task's resource
 manager, exactly as ``VariableV2`` does for a variable. Every op that touches the
@@ -13,7 +13,7 @@ import contextlib
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
+from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_seed
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, scalar, unknown_shape
 from tensorfleet.ops.op_util import const_value, make_op, make_tensor, no_outputs
@@ -48,7 +48,7 @@ def _dequeue_up_to_shape(op: Operation) -> List[TensorShape]:
     return [TensorShape([None]).concatenate(s) for s in _component_shapes(op)]
 
 
-for _t in ("FIFOQueueV2", "PaddingFIFOQueueV2"):
+for _t in ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2"):
     register_op(_t, _handle_shape, stateful=True, ref_output=True)
 register_op("QueueEnqueueV2", no_outputs, stateful=True, ref_inputs=(0,))
 register_op("QueueEnqueueManyV2", no_outputs, stateful=True, ref_inputs=(0,))
@@ -261,11 +261,12 @@ class QueueBase:
 
 def _queue_op(op_type: str, capacity: int, dtypes: List[_dtypes.DType],
               shapes: Optional[List[TensorShape]], shared_name: Optional[str],
-              name: str) -> Tensor:
+              name: str, extra: Optional[Dict[str, Any]] = None) -> Tensor:
     if not isinstance(capacity, int) or isinstance(capacity, bool):
         raise TypeError(f"capacity must be an int, got {capacity!r}")
     attrs = {"component_types": dtypes, "shapes": list(shapes or []), "capacity": capacity,
              "container": "", "shared_name": shared_name or ""}
+    attrs.update(extra or {})
     return make_tensor(op_type, [], _dtypes.string, attrs, name=name)
 
 
@@ -305,4 +306,37 @@ class PaddingFIFOQueue(QueueBase):
         super().__init__(dts, shp, nms, ref)
 
 
-__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue"]
+class RandomShuffleQueue(QueueBase):
+    """``tf.RandomShuffleQueue``: dequeues pick elements uniformly at random.
+
+    Args:
+      capacity: the most elements held at once (enqueues block beyond it).
+      min_after_dequeue: while the queue is open, a dequeue waits until it can
+        leave at least this many elements behind, so picks come from a mixed pool.
+        Once closed, the remaining elements drain regardless.
+      dtypes, shapes, names, shared_name: as for ``FIFOQueue``.
+      seed: op-level seed, combined with the graph seed as for random ops.
+    """
+
+    def __init__(self, capacity: int, min_after_dequeue: int, dtypes: Any, shapes: Any = None,
+                 names: Any = None, seed: Optional[int] = None,
+                 shared_name: Optional[str] = None, name: str = "random_shuffle_queue"):
+        if not isinstance(min_after_dequeue, int) or isinstance(min_after_dequeue, bool) \
+                or min_after_dequeue < 0:
+            raise ValueError(f"min_after_dequeue must be a non-negative int, got "
+                             f"{min_after_dequeue!r}")
+        if isinstance(capacity, int) and capacity >= 0 and min_after_dequeue >= capacity:
+            raise ValueError(f"min_after_dequeue ({min_after_dequeue}) must be less than "
+                             f"capacity ({capacity}), or no dequeue could ever proceed")
+        dts = _as_type_list(dtypes)
+        shp = _as_shape_list(shapes, dts, unknown_dim_allowed=False)
+        nms = _as_name_list(names, dts)
+        graph_seed, op_seed = get_seed(seed)
+        extra = {"min_after_dequeue": int(min_after_dequeue),
+                 "seed": None if graph_seed is None else int(graph_seed),
+                 "seed2": None if op_seed is None else int(op_seed)}
+        ref = _queue_op("RandomShuffleQueueV2", capacity, dts, shp, shared_name, name, extra)
+        super().__init__(dts, shp, nms, ref)
+
+
+__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue"]
