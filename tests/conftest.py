@@ -39,3 +39,16 @@ def pool():
         yield p
     finally:
         p.close_all()
+
+
+@pytest.fixture
+def tls_cert(tmp_path):
+    """(certificate, key) paths of a fresh self-signed certificate for localhost."""
+    import subprocess
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
+                    "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return str(cert), str(key)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import threading
 import time
 
@@ -314,17 +313,12 @@ def test_bulk_env_zero_keeps_calls_on_grpc(serve, channels, pool, monkeypatch):
     assert off_service.threads[-1].startswith("tf-rpc")
 
 
-def test_tls_keeps_calls_on_grpc(serve, channels, pool, tmp_path):
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
-                    "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+def test_tls_keeps_calls_on_grpc(serve, channels, pool, tls_cert):
+    cert, key = tls_cert
     server, service = serve(token=TOKEN,
-                            credentials=auth.server_credentials(str(cert), str(key)))
+                            credentials=auth.server_credentials(cert, key))
     client = rpc.RpcClient(f"localhost:{server.port}", SERVICE, token=TOKEN, channels=channels,
-                           bulk_pool=pool, credentials=auth.channel_credentials(ca_file=str(cert)))
+                           bulk_pool=pool, credentials=auth.channel_credentials(ca_file=cert))
     assert client.side_channel() == 0
     for _ in range(2):
         h, (arr, _, _) = client.call("Pull", {"seed": 3, "n": 100})

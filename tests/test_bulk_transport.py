@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import subprocess
 import threading
 import time
 
@@ -337,18 +336,13 @@ def test_bulk_env_zero_disables_the_side_channel_on_both_sides(serve, channels, 
     assert on.bulk_listener.stats["accepted"] == 0
 
 
-def test_tls_turns_the_side_channel_off(serve, channels, pool, tmp_path):
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
-                    "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
-    server = serve(token=TOKEN, credentials=auth.server_credentials(str(cert), str(key)))
+def test_tls_turns_the_side_channel_off(serve, channels, pool, tls_cert):
+    cert, key = tls_cert
+    server = serve(token=TOKEN, credentials=auth.server_credentials(cert, key))
     assert server.bulk_listener is None
     client = rpc.RpcClient(f"localhost:{server.port}", SERVICE, token=TOKEN, channels=channels,
                            bulk_pool=pool,
-                           credentials=auth.channel_credentials(ca_file=str(cert)))
+                           credentials=auth.channel_credentials(ca_file=cert))
     assert not client._may_use_bulk(1234)
     _, (out,) = client.call("Data", {"seed": 4, "n": 3 * MIB})
     assert np.array_equal(out, _data(4, 3 * MIB))

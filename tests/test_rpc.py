@@ -6,7 +6,6 @@ import logging
 import shutil
 import socket
 import struct
-import subprocess
 import threading
 import time
 
@@ -334,14 +333,10 @@ def test_unknown_response_handle_is_aborted(serve, channels):
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
-def test_tls_with_token(serve, channels, tmp_path):
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
-    server = serve(token=TOKEN, credentials=auth.server_credentials(str(cert), str(key)))
-    creds = auth.channel_credentials(ca_file=str(cert))
+def test_tls_with_token(serve, channels, tls_cert):
+    cert, key = tls_cert
+    server = serve(token=TOKEN, credentials=auth.server_credentials(cert, key))
+    creds = auth.channel_credentials(ca_file=cert)
     client = rpc.RpcClient(f"localhost:{server.port}", SERVICE, token=TOKEN,
                            credentials=creds, channels=channels)
     assert client.call("Echo", {"tls": True})[0] == {"tls": True}
