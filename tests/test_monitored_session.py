@@ -69,7 +69,7 @@ def test_trains_exactly_to_last_step():
     assert not tf.get_default_graph().finalized
 
 
-def test_restart_resumes_from_the_saved_step(tmp_path):
+def test_restart_resumes_from_the_saved_step(tmp_path, caplog):
     ckpt = str(tmp_path)
     w, gs, train = _model()
     final = bh.FinalOpsHook([gs, w])
@@ -83,8 +83,11 @@ def test_restart_resumes_from_the_saved_step(tmp_path):
     w, gs, train = _model()
     seen = StepAtCreation()
     check = bh.FinalOpsHook(gs)
+    caplog.set_level(logging.WARNING, logger="tensorfleet")
     with MonitoredTrainingSession(checkpoint_dir=ckpt, hooks=[
             seen, bh.StopAtStepHook(last_step=6), check]) as mon:
+        # Said at the default log level: a resumed run is not a fresh one.
+        assert f"Restored from {ckpt} at global step 4" in caplog.text
         assert mon._tf_sess().run(w) == pytest.approx(saved_w)
         assert _loop(mon, train) == 2
     assert seen.created == [4] and check.final_ops_values == 6

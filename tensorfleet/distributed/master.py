@@ -58,6 +58,15 @@ def _as_op_error(exc: BaseException, task: Optional[str]) -> errors.OpError:
     return errors.InternalError(None, None, f"{type(exc).__name__}: {exc}", task=task)
 
 
+def _incarnation_of(handle: Any) -> Optional[str]:
+    """The incarnation in a worker's graph handle (``TASK/INCARNATION/graph/N``), or
+    None for a handle of another form."""
+    if not isinstance(handle, str):
+        return None
+    parts = handle.rsplit("/", 3)
+    return parts[1] if len(parts) == 4 and parts[2] == "graph" else None
+
+
 class _Step:
     """One running step: its remote partitions and the first error it met."""
 
@@ -128,6 +137,11 @@ class MasterSession:
         self._plans: Dict[tuple, _StepPlan] = {}
         self._lock = threading.Lock()
         self._tasks_used: set = set()
+        # The incarnation of every task this session has registered graphs with. A
+        # task that restarted lost the state the session's steps were built on
+        # (variables, queues, accumulators): the session must fail there, not go on
+        # acting on the new task's fresh state as if nothing had happened.
+        self._incarnations: Dict[str, str] = {}
 
     def extend(self, graph_def: Any) -> None:
         with self._lock:
@@ -166,6 +180,7 @@ class MasterSession:
                 futures[self.master.pool.submit(self.master.worker(task).register_graph,
                                                 self.handle, plain)] = task
             handles = self._await_registration(futures)
+            self._check_incarnations(handles)
             compiled = [(task, self.master.worker(task), handles[task], list(p.feeds),
                          list(p.fetches)) for task, p in parts.items()]
             fed = set(feeds)
@@ -173,6 +188,20 @@ class MasterSession:
                              list(fetches), {t: p.relays for t, p in parts.items() if p.relays})
             self._plans[key] = plan
             return plan
+
+    def _check_incarnations(self, handles: Dict[str, str]) -> None:
+        """Pins each task's incarnation at the session's first registration with it;
+        raises ``AbortedError`` naming a task that restarted since."""
+        for task, handle in handles.items():
+            incarnation = _incarnation_of(handle)
+            if incarnation is None:
+                continue
+            known = self._incarnations.setdefault(task, incarnation)
+            if known != incarnation:
+                raise errors.AbortedError(
+                    None, None, f"Task {task} restarted since this session began (its "
+                    f"incarnation changed); the state this session used there is gone. "
+                    f"Create a new session.", task=task)
 
     def run(self, feed_names: Sequence[str], feed_values: Sequence[Any],
             fetch_names: Sequence[str], target_names: Sequence[str],

@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.framework.graph import Graph, get_default_graph
+from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
 from tensorfleet.runtime.session import Session
 
 logger = logging.getLogger(__name__)
@@ -155,6 +155,10 @@ class SessionManager:
                 waited += pause
                 path, every = self._latest_checkpoint(checkpoint_dir)
             saver.restore(sess, path)
+            # A resumed run must say so: its steps and loss start where the checkpoint
+            # left them, not at zero.
+            logger.warning("Restored from %s at global step %s (checkpoint %s).",
+                           checkpoint_dir, self._restored_step(sess, path), path)
             recover = getattr(saver, "recover_last_checkpoints", None)
             if recover is not None and every:
                 # So that max_to_keep keeps deleting the checkpoints of earlier runs.
@@ -163,6 +167,17 @@ class SessionManager:
         except BaseException:
             sess.close()
             raise
+
+    def _restored_step(self, sess: Session, path: str) -> str:
+        """The global step a restored checkpoint holds: the graph's global step if it
+        has one, else the ``-N`` suffix of the checkpoint's name, else ``unknown``."""
+        for var in self._graph.get_collection(GraphKeys.GLOBAL_STEP):
+            try:
+                return str(int(sess.run(var)))
+            except (errors.OpError, TypeError, ValueError):
+                break
+        suffix = path.rsplit("-", 1)[-1]
+        return suffix if suffix.isdigit() else "unknown"
 
     # -- readiness ----------------------------------------------------------------------
     def _ready(self, op: Any, sess: Session, what: str) -> Tuple[bool, Optional[str]]:
