@@ -12,8 +12,8 @@ and trains in ``tf.train.MonitoredTrainingSession`` with ``StopAtStepHook``;
 teacher, and the initial weights fixed numpy arrays: identical for both frameworks.
 
 ``run`` is the driver.  It starts the three tasks as subprocesses (each in a process
-group of its own, ``OPENBLAS_NUM_THREADS=1``) on free ports, reads their progress
-lines, and stops them by pid.  Cases:
+group of its own, with no thread-tuning variable: as a user starts them by hand) on
+free ports, reads their progress lines, and stops them by pid.  Cases:
 
   async     steady global steps/s of asynchronous training.
   sync      steady global steps/s of synchronous training.
@@ -253,6 +253,11 @@ def wait_until(cond: Any, tasks: List[Task], deadline: float) -> bool:
     return True
 
 
+# Thread-tuning variables a user would not set: the tasks run without them.
+TUNING_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                    "TENSORFLEET_BLAS_THREADS")
+
+
 def steady_rate(report: Dict[str, Any], start: float) -> Tuple[Optional[float], int, float]:
     """Global steps/s over the chief's steps from time ``start`` to its last step."""
     t, gs = report["t"], report["gs"]
@@ -268,8 +273,8 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
     """Starts 1 ps + 2 workers, runs one case, always kills every task; the record."""
     ports = free_ports(3)
     ps_hosts, worker_hosts = f"localhost:{ports[0]}", f"localhost:{ports[1]},localhost:{ports[2]}"
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONUNBUFFERED="1",
-               TF_CPP_MIN_LOG_LEVEL="2")
+    env = {k: v for k, v in os.environ.items() if k not in TUNING_VARIABLES}
+    env.update(PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="2")
     if args.framework == "tensorfleet":
         env.setdefault("TENSORFLEET_TOKEN", secrets.token_urlsafe(32))
     sync = args.case != "async"

@@ -19,7 +19,7 @@ from tensorfleet.distributed.master import MasterService
 from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
 from tensorfleet.runtime.session import register_private_value_check
-from tensorfleet.runtime.threads import apply_config
+from tensorfleet.runtime.threads import apply_config, local_task_count
 from tensorfleet.transport import RpcServer, buffers
 
 # A fetched tensor that arrived from another task is returned without a copy.
@@ -122,7 +122,10 @@ class Server:
         self._job, self._index = job, idx
         self._protocol = proto
         self._config = config or ConfigProto()
-        apply_config(self._config)
+        # This process's share of the host's cores, divided among the cluster's tasks
+        # that run here (unless the config or the environment says otherwise).
+        apply_config(self._config, local_task_count(
+            cluster.address_of(t) for t in cluster.all_tasks()))
         self.task = f"/job:{job}/task:{idx}"
         self.address = cluster.task_address(job, idx)
         self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")

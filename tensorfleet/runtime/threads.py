@@ -1,21 +1,41 @@
 """How many threads the numpy kernels' BLAS may use in this process.
 
-numpy's BLAS spins up one thread per core for every matmul. When several tasks
-share a machine (a ps and two workers on two cores), those threads fight over
-the cores and a training step gets several times slower, so tensorfleet lets
-``ConfigProto(intra_op_parallelism_threads=N)`` or ``TENSORFLEET_BLAS_THREADS``
-bound them, as TensorFlow's intra-op thread pool setting does for its kernels.
+numpy's BLAS starts one thread per core for every large matmul, and its idle
+threads spin for a while before they sleep. When several tasks share a machine
+(a ps and two workers on two cores) those threads fight over the cores and a
+training step gets several times slower. So every process picks its own limit,
+with nothing for the user to set:
+
+* ``ConfigProto(intra_op_parallelism_threads=N)``, when given, is the limit (as
+  TensorFlow's intra-op pool size is);
+* else ``TENSORFLEET_BLAS_THREADS``, when set;
+* else a server divides the cores this process may use (its CPU affinity and its
+  cgroup's CPU quota) by the number of tasks of its cluster on this host: a
+  1 ps + 2 worker cluster on two cores gets one BLAS thread per task, a task
+  alone on its host (one per pod or machine) gets every core;
+* a process without a server (a local ``tf.Session``) keeps BLAS's own default.
+
+``inter_op_parallelism_threads`` bounds how many kernels of one step run at once;
+the executor runs a step's kernels one after the other (receives wait on their
+own threads), which every positive bound allows.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
-from typing import Any, Optional
+import socket
+from typing import Any, Iterable, Optional
+
+from threadpoolctl import threadpool_limits
 
 logger = logging.getLogger(__name__)
 
 ENV = "TENSORFLEET_BLAS_THREADS"
+_CGROUP_V2 = "/sys/fs/cgroup/cpu.max"
+_CGROUP_V1 = ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "", "ip6-localhost"}
 _limiter: Any = None
 _current: Optional[int] = None
 
@@ -25,25 +45,109 @@ def set_blas_threads(n: int) -> None:
     global _limiter, _current
     if n <= 0 or n == _current:
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        logger.warning("threadpoolctl is not installed; cannot limit BLAS threads to %d", n)
-        return
     _limiter = threadpool_limits(limits=n, user_api="blas")
     _current = n
+    logger.debug("BLAS limited to %d thread(s) in this process", n)
 
 
-def apply_config(config: Any) -> None:
-    """Applies ``intra_op_parallelism_threads`` of a ConfigProto, else the env variable."""
+def blas_threads() -> Optional[int]:
+    """The limit this process set, or None if BLAS keeps its own default."""
+    return _current
+
+
+def _cgroup_cpus() -> Optional[float]:
+    """The CPU quota of this process's cgroup in cores, or None without one."""
+    try:
+        with open(_CGROUP_V2) as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            return int(quota) / int(period)
+        return None
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(_CGROUP_V1[0]) as fq, open(_CGROUP_V1[1]) as fp:
+            quota_us, period_us = int(fq.read()), int(fp.read())
+        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def available_cores() -> int:
+    """Cores this process may run on: its affinity, capped by its cgroup's quota."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    if quota is not None:
+        cores = min(cores, max(1, math.ceil(quota)))
+    return max(1, cores)
+
+
+def is_local_host(host: str) -> bool:
+    """True for a loopback name or address, or this machine's own host name (no DNS
+    lookup: a task must not wait on a resolver to pick its thread count)."""
+    host = host.strip().lower()
+    if host in _LOOPBACK_NAMES or host.startswith("127."):
+        return True
+    try:
+        return host == socket.gethostname().lower()
+    except OSError:
+        return False
+
+
+def local_task_count(addresses: Iterable[str]) -> int:
+    """How many of a cluster's ``host:port`` addresses are on this host (at least 1)."""
+    count = 0
+    for addr in addresses:
+        host = str(addr).rsplit(":", 1)[0] if ":" in str(addr) else str(addr)
+        if is_local_host(host):
+            count += 1
+    return max(1, count)
+
+
+def _env_threads() -> int:
+    raw = os.environ.get(ENV)
+    if not raw:
+        return 0
+    try:
+        n = int(raw)
+    except ValueError:
+        logger.warning("Ignoring %s=%r: not an integer", ENV, raw)
+        return 0
+    if n < 0:
+        logger.warning("Ignoring %s=%r: negative", ENV, raw)
+        return 0
+    return n
+
+
+def check_config(config: Any) -> None:
+    """Raises ``ValueError`` for a negative thread count in a ConfigProto."""
+    for field in ("intra_op_parallelism_threads", "inter_op_parallelism_threads"):
+        value = getattr(config, field, 0) or 0
+        if int(value) < 0:
+            raise ValueError(f"ConfigProto.{field} must be >= 0 (0: chosen by tensorfleet), "
+                             f"got {value}")
+
+
+def apply_config(config: Any, local_tasks: Optional[int] = None) -> None:
+    """Sets this process's BLAS limit from ``config``, the environment, or the policy.
+
+    Args:
+      config: a ``ConfigProto`` or None; its ``intra_op_parallelism_threads``
+        wins when positive.
+      local_tasks: for a server, how many tasks of its cluster run on this host;
+        None for a process without a server (BLAS keeps its default then).
+    """
+    check_config(config)
     n = int(getattr(config, "intra_op_parallelism_threads", 0) or 0)
     if n <= 0:
-        try:
-            n = int(os.environ.get(ENV, "0"))
-        except ValueError:
-            logger.warning("Ignoring %s=%r: not an integer", ENV, os.environ.get(ENV))
-            n = 0
+        n = _env_threads()
+    if n <= 0 and local_tasks is not None:
+        n = max(1, available_cores() // max(1, local_tasks))
     set_blas_threads(n)
 
 
-__all__ = ["set_blas_threads", "apply_config"]
+__all__ = ["set_blas_threads", "blas_threads", "available_cores", "local_task_count",
+           "is_local_host", "check_config", "apply_config"]
