@@ -352,3 +352,30 @@ def test_huber_log_and_sigmoid_losses_match_numpy():
     for value, per in zip(got, (huber, logl, sig)):
         np.testing.assert_allclose(value, (per * w).sum() / nonzero, rtol=1e-5)
     assert len(tf.get_collection(tf.GraphKeys.LOSSES)) == 3
+
+
+def test_layers_in_a_scope_reentered_with_reuse_restart_their_numbering():
+    """A second tower under ``variable_scope("ConvNet", reuse=True)`` names its layers
+    as the first did and shares their variables (a multi-tower program's pattern)."""
+    x = tf.constant(np.random.RandomState(0).randn(2, 6, 6, 1).astype(np.float32))
+
+    def tower(reuse):
+        with tf.variable_scope("ConvNet", reuse=reuse):
+            h = tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu)
+            h = tf.layers.conv2d(h, 4, 3)
+            return tf.layers.dense(tf.layers.flatten(h), 2)
+
+    first, second = tower(False), tower(True)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["ConvNet/conv2d/bias", "ConvNet/conv2d/kernel", "ConvNet/conv2d_1/bias",
+                     "ConvNet/conv2d_1/kernel", "ConvNet/dense/bias", "ConvNet/dense/kernel"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run([first, second])
+    np.testing.assert_array_equal(a, b)
+    # Re-entered by its VariableScope object: the same numbering again.
+    with tf.variable_scope("ConvNet") as scope:
+        pass
+    with tf.variable_scope(scope, reuse=True):
+        assert tf.layers.conv2d(x, 4, 3).op.inputs  # finds ConvNet/conv2d/kernel
+    assert len(tf.global_variables()) == 6

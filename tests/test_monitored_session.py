@@ -119,6 +119,16 @@ def test_chief_gets_the_standard_hooks(tmp_path):
     mon.close()
 
 
+def test_without_a_global_step_or_a_directory_training_runs():
+    """No summary dir: no StepCounterHook, which would need a global step."""
+    w = tf.Variable(1.0)
+    train = tf.assign_add(w, 1.0)
+    with MonitoredTrainingSession() as mon:
+        assert not any(isinstance(h, sh.StepCounterHook) for h in mon._hooks)
+        mon.run(train)
+        assert mon.run(w) == 2.0
+
+
 def test_out_of_range_ends_training_cleanly():
     w, gs, train = _model()
     hook = StepAtCreation()

@@ -162,3 +162,43 @@ def test_summary_iterator_detects_corruption(tmp_path):
         f.write(bytes(data))
     with pytest.raises(errors.DataLossError, match="corrupt"):
         list(summary_iterator(path))
+
+
+def _graph_nodes(event_file):
+    from tensorboardX.proto import graph_pb2
+    for e in _read_events(event_file):
+        if e.graph_def:
+            g = graph_pb2.GraphDef()
+            g.ParseFromString(e.graph_def)
+            return {n.name: n.op for n in g.node}
+    return None
+
+
+def test_the_graph_reaches_tensorboard_from_every_writer(tmp_path):
+    """FileWriter(logdir, graph), FileWriter(graph_def=...) and the writer of a
+    MonitoredTrainingSession all write the graph (TensorBoard's Graphs tab)."""
+    w = tf.Variable(1.0, name="w")
+    gs = tf.train.get_or_create_global_step()
+    train = tf.group(tf.assign_add(w, 1.0), tf.assign_add(gs, 1), name="train")
+    graph = tf.get_default_graph()
+
+    by_graph = FileWriter(str(tmp_path / "a"), graph)
+    by_graph.close()
+    assert _graph_nodes(by_graph.event_file_path)["train"] == "NoOp"
+
+    by_def = FileWriter(str(tmp_path / "b"), graph_def=graph.as_graph_def())
+    by_def.close()
+    assert _graph_nodes(by_def.event_file_path)["w"] == _graph_nodes(
+        by_graph.event_file_path)["w"]
+    with pytest.raises(ValueError, match="not both"):
+        FileWriter(str(tmp_path / "c"), graph, graph_def=graph.as_graph_def())
+    with pytest.raises(TypeError, match="GraphDef"):
+        FileWriter(str(tmp_path / "d")).add_graph(42)
+
+    logdir = str(tmp_path / "mon")
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=logdir,
+                                           save_summaries_steps=1) as mon:
+        mon.run(train)
+    FileWriterCache.clear()
+    nodes = [_graph_nodes(p) for p in _event_files(logdir)]
+    assert any(n and n.get("train") == "NoOp" for n in nodes), nodes

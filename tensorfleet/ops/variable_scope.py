@@ -435,10 +435,21 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
             use_resource=use_resource if use_resource is not None else base.use_resource,
             constraint=constraint if constraint is not None else base.constraint)
         stack.append(scope)
+        # Scopes opened inside this one are numbered afresh each time it is entered
+        # again, so that a second tower under reuse=True names its layers as the
+        # first did (conv2d, conv2d_1, ...) and finds their variables.
+        entered_counts = dict(state.counts) if isinstance(name_or_scope, VariableScope) \
+            else None
         try:
             yield scope
         finally:
             stack.pop()
+            if entered_counts is not None:
+                state.counts = entered_counts
+            else:
+                prefix = full + "/"
+                for key in [k for k in state.counts if k.startswith(prefix)]:
+                    state.counts[key] = 0
 
 
 def _chain_getters(inner: Any, outer: Any) -> Any:

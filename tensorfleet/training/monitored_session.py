@@ -365,7 +365,8 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
     """A ``MonitoredSession`` set up for (distributed) training.
 
     The chief restores from ``checkpoint_dir`` or initializes the model, and gets
-    the standard hooks: ``StepCounterHook`` (every ``log_step_count_steps``),
+    the standard hooks: ``StepCounterHook`` (every ``log_step_count_steps``, when
+    a summary dir is set),
     ``SummarySaverHook`` (when a summary dir -- ``summary_dir`` or else
     ``checkpoint_dir`` -- and a summary period are set) and
     ``CheckpointSaverHook`` (when ``checkpoint_dir`` and a checkpoint period are
@@ -402,7 +403,9 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
                                   checkpoint_dir=checkpoint_dir)
     summary_dir = summary_dir or checkpoint_dir
-    if log_step_count_steps and log_step_count_steps > 0:
+    # Only with a summary dir, as in TensorFlow: the hook needs a global step, and
+    # a program with neither a global step nor a directory must still run.
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
         all_hooks.append(saver_hooks.StepCounterHook(
             output_dir=summary_dir, every_n_steps=log_step_count_steps))
     if summary_dir and ((save_summaries_steps and save_summaries_steps > 0)

@@ -25,6 +25,8 @@ from typing import Any, ClassVar, Dict, Iterator, Optional
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.framework.graph import Graph, get_default_graph
+from tensorfleet.framework.serialization import import_graph_def
 from tensorfleet.ops.summary_ops import proto_class
 from tensorfleet.ops.tbx_loader import tbx_module
 
@@ -65,11 +67,24 @@ def _as_summary(summary: Any) -> Any:
 
 def graph_def_proto(graph: Any) -> Any:
     """A TensorBoard ``GraphDef`` of ``graph``: names, op types, inputs and devices,
-    enough for TensorBoard's graph view (attrs are left out)."""
+    enough for TensorBoard's graph view (attrs are left out).
+
+    ``graph`` is a ``Graph``, a graph def as ``Graph.as_graph_def()`` returns it, or
+    a TensorBoard ``GraphDef`` already (returned as it is).
+
+    Raises:
+      TypeError: for anything else.
+    """
     graph_pb2 = tbx_module("proto.graph_pb2")
     node_def_pb2 = tbx_module("proto.node_def_pb2")
     versions_pb2 = tbx_module("proto.versions_pb2")
 
+    if isinstance(graph, graph_pb2.GraphDef):
+        return graph
+    if isinstance(graph, dict):
+        graph = import_graph_def(graph)
+    if not isinstance(graph, Graph):
+        raise TypeError(f"Expected a tf.Graph or a GraphDef, got {type(graph).__name__}")
     nodes = []
     for op in graph.get_operations():
         ins = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
@@ -77,6 +92,12 @@ def graph_def_proto(graph: Any) -> Any:
         nodes.append(node_def_pb2.NodeDef(name=op.name, op=op.type, input=ins, device=op.device))
     return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(
         producer=_GRAPH_PRODUCER))
+
+
+def _one_graph(graph: Any, graph_def: Any) -> Any:
+    if graph is not None and graph_def is not None:
+        raise ValueError("Pass only graph, or graph_def, not both")
+    return graph if graph is not None else graph_def
 
 
 class FileWriter:
@@ -87,7 +108,7 @@ class FileWriter:
       graph: a graph to write right away (TensorBoard's graph view).
       max_queue: how many events may wait for the writer thread; more blocks.
       flush_secs: how often pending events are flushed to disk.
-      graph_def: accepted for compatibility; use ``graph``.
+      graph_def: a graph def to write instead of ``graph`` (not both).
       filename_suffix: appended to the event file name.
     """
 
@@ -103,6 +124,7 @@ class FileWriter:
         self._suffix = filename_suffix or ""
         self._lock = threading.Lock()
         self._closed = True
+        graph = _one_graph(graph, graph_def)
         self._open()
         if graph is not None:
             self.add_graph(graph)
@@ -185,7 +207,11 @@ class FileWriter:
 
     def add_graph(self, graph: Any, global_step: Optional[int] = None,
                   graph_def: Any = None) -> None:
-        """Writes ``graph`` (a tensorfleet ``Graph``) for TensorBoard's graph view."""
+        """Writes ``graph`` (a ``Graph``, or a graph def given as ``graph_def``) for
+        TensorBoard's graph view."""
+        graph = _one_graph(graph, graph_def)
+        if graph is None:
+            raise ValueError("add_graph needs a graph or a graph_def")
         ev = proto_class("Event")(wall_time=time.time(),
                                   graph_def=graph_def_proto(graph).SerializeToString())
         if global_step is not None:
@@ -234,12 +260,14 @@ class FileWriterCache:
 
     @staticmethod
     def get(logdir: str) -> FileWriter:
-        """The cached writer of ``logdir``, created on first use."""
+        """The cached writer of ``logdir``, created on first use with the default
+        graph written to it (TensorBoard's graph view of a monitored session)."""
         key = os.path.abspath(str(logdir))
         with FileWriterCache._lock:
             w = FileWriterCache._cache.get(key)
             if w is None or w._closed:
-                w = FileWriterCache._cache[key] = FileWriter(logdir)
+                w = FileWriterCache._cache[key] = FileWriter(logdir,
+                                                             graph=get_default_graph())
             return w
 
     @staticmethod
