@@ -219,21 +219,78 @@ def test_a_long_poll_answered_later_works(serve, channels, pool):
 
 def test_heartbeats_keep_a_long_call_alive_and_its_deadline_still_holds(
         serve, channels, pool, monkeypatch):
-    monkeypatch.setattr(bulk, "HEARTBEAT_INTERVAL", 0.1)
-    monkeypatch.setattr(bulk_client, "LIVENESS_TIMEOUT", 0.5)
+    # Heartbeats come faster than the client's receive slice (0.1 s), so a receive
+    # never wakes up empty: the deadline must hold all the same. Liveness is
+    # generous: on a loaded machine the server's heartbeat thread may be starved.
+    monkeypatch.setattr(bulk, "HEARTBEAT_INTERVAL", 0.02)
+    monkeypatch.setattr(bulk_client, "LIVENESS_TIMEOUT", 1.5)
     server, service = serve()
     client = _client(server, channels, pool)
     client.side_channel()
-    assert client.call("Wait", {"delay": 1.5}, timeout=10)[0] == {"waited": True}
+    assert client.call("Wait", {"delay": 3.5}, timeout=20)[0] == {"waited": True}
     assert _calls(server) == 1
     t0 = time.monotonic()
     with pytest.raises(errors.DeadlineExceededError, match="deadline of 0.5 s"):
         client.call("Wait", {}, timeout=0.5)
-    assert time.monotonic() - t0 < 2
+    # The call ends within a receive slice of its deadline once its thread runs;
+    # the bound leaves a loaded machine its scheduling delays. A deadline carried
+    # by the heartbeats would last until the handler gives up (30 s).
+    assert time.monotonic() - t0 < 5
     # The timed-out connection was closed, not pooled: the next call opens another.
     service.release.set()
     client.call("Wait", {}, timeout=10)
     assert server.bulk_listener.stats["accepted"] == 2
+
+
+class _TrickleListener:
+    """Authenticates like a listener, reads one request, then sends a reply of
+    ``total`` bytes one byte every ``every`` seconds, for at most ``limit`` seconds."""
+
+    def __init__(self, total: int, every: float, limit: float = 15.0) -> None:
+        self._total, self._every, self._limit = total, every, limit
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            conn.settimeout(10)
+            _, _, _, cn = bulk._HELLO.unpack(conn.recv(bulk._HELLO.size, socket.MSG_WAITALL))
+            sn = os.urandom(16)
+            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn,
+                                              bulk._mac(b"", b"server", cn, sn)))
+            conn.recv(bulk._PROOF.size, socket.MSG_WAITALL)
+            conn.sendall(bulk._VERDICT.pack(bulk.MAGIC, bulk.BULK_VERSION, 0))
+            conn.recv(1 << 16)
+            conn.sendall(bulk._REPLY.pack(bulk.MAGIC, bulk.BULK_VERSION, bulk.STATUS_OK,
+                                          self._total))
+            end = time.monotonic() + self._limit
+            try:
+                while time.monotonic() < end:
+                    conn.sendall(b"\0")
+                    time.sleep(self._every)
+            except OSError:
+                pass  # the client gave up and closed the connection
+
+    def close(self) -> None:
+        self.thread.join(20)
+        self.sock.close()
+
+
+def test_a_reply_trickling_in_does_not_carry_a_call_past_its_deadline(pool):
+    fake = _TrickleListener(total=10_000, every=0.02)
+    try:
+        frame = wire.encode({})
+        t0 = time.monotonic()
+        with pytest.raises(TimeoutError):
+            pool.call(f"127.0.0.1:{fake.port}", fake.port, None, f"{SERVICE}/Wait", [frame],
+                      len(frame), t0 + 1.0, 1 << 20)
+        # Bytes kept arriving; the deadline held anyway (generous for a loaded machine).
+        assert time.monotonic() - t0 < 6
+    finally:
+        fake.close()
 
 
 def test_a_silent_server_fails_the_call_promptly(pool, monkeypatch):

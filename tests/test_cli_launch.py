@@ -4,6 +4,7 @@ import io
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -222,3 +223,71 @@ def test_launch_runs_the_examples(args, expected, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert expected in r.stdout, r.stdout
     assert "all workers finished successfully" in r.stderr
+
+
+# -- first-run frictions: one clear line instead of the wrong usage or a traceback per task --
+
+NO_PS_SCRIPT = """
+import json, os
+import tensorfleet as tf
+cfg = json.loads(os.environ["TF_CONFIG"])
+server = tf.train.Server(tf.train.ClusterSpec(cfg["cluster"]), job_name=cfg["task"]["type"],
+                         task_index=cfg["task"]["index"])
+with tf.device("/job:ps/task:0"):
+    w = tf.Variable(1.0)
+with tf.Session(server.target) as sess:
+    sess.run(tf.global_variables_initializer())
+"""
+
+
+def test_an_unknown_option_before_the_script_gets_launchs_usage_and_where_it_goes():
+    r = _cli("launch", "--ps", "1", "--workers", "2", "--sync", "trainer.py")
+    assert r.returncode == 2
+    assert "usage: tensorfleet launch" in r.stderr, r.stderr
+    assert "unrecognized arguments: --sync" in r.stderr
+    assert "tensorfleet launch --ps 1 --workers 2 trainer.py --sync" in r.stderr, r.stderr
+    # An unknown option's value stays with it; the script's own arguments follow.
+    r = _cli("launch", "--ps", "1", "--steps", "100", "trainer.py", "--lr", "0.1")
+    assert r.returncode == 2 and "usage: tensorfleet launch" in r.stderr
+    assert "tensorfleet launch --ps 1 trainer.py --steps 100 --lr 0.1" in r.stderr, r.stderr
+    # The other commands name the option under their own usage too.
+    r = _cli("status", "--bogus")
+    assert r.returncode == 2 and "usage: tensorfleet status" in r.stderr, r.stderr
+
+
+def test_every_launch_option_with_a_value_is_known_to_the_hint():
+    from tensorfleet.cli.main import build_parser
+    sub = next(a for a in build_parser()._actions if a.choices and "launch" in a.choices)
+    takes_value = {o for a in sub.choices["launch"]._actions for o in a.option_strings
+                   if o.startswith("--") and a.nargs != 0 and o != "--help"}
+    assert takes_value == set(launch.VALUE_OPTIONS)
+
+
+def test_a_port_in_use_is_one_line_before_any_task_starts(tmp_path):
+    script = tmp_path / "task.py"
+    script.write_text("import sys; open(sys.argv[1], 'w').close()\n")
+    marker = tmp_path / "started"
+    with socket.socket() as taken:
+        taken.bind(("localhost", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = _cli("launch", "--ps", "1", "--workers", "1", "--port-base", str(port),
+                 str(script), str(marker))
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert lines == [f"tensorfleet launch: localhost:{port} (ps:0) is already in use by another "
+                     "program; choose another --port-base, or leave it out to use free ports"]
+    assert not marker.exists(), "no task may start"
+
+
+def test_a_cluster_without_ps_for_a_program_that_needs_one_is_one_line(tmp_path):
+    rc, out, err, lines, launcher = _run_launcher(tmp_path, NO_PS_SCRIPT, ps=0, workers=2,
+                                                  max_restarts=2)
+    assert rc == launch.EXIT_TASK_FAILED
+    assert "Traceback" not in out + err, out + err
+    failed = [ln for ln in err.splitlines() if " failed" in ln]
+    assert len(failed) == 1, err
+    assert failed[0].startswith("[launch] task")
+    assert failed[0].endswith("failed: the program places variables on a parameter server, "
+                              "but the cluster has none: launch it with --ps 1 (or more)")
+    assert "restarting" not in err, "a restart cannot give the cluster a ps"

@@ -112,3 +112,36 @@ def test_run_files_give_status_the_token_of_a_live_launch(tmp_path, monkeypatch)
     assert not stale.exists()
     runfiles.remove(path)
     assert runfiles.live_launches() == []
+
+
+def test_the_launcher_drops_the_traceback_of_a_known_error_and_keeps_any_other():
+    from tensorfleet.cli.launch_checks import KnownError, TracebackFilter, classify_error
+    f = TracebackFilter(lambda line: classify_error(line, {"worker"}))
+    # Ordinary output and progress bars pass at once, partial lines included.
+    assert f.feed(b"start\n\r 10%|#") == b"start\n\r 10%|#"
+    assert f.feed(b"\r 20%|##\n") == b"\r 20%|##\n"
+    # A traceback is held until its exception line, even split across chunks.
+    assert f.feed(b"Tra") == b""
+    assert f.feed(b"ceback (most recent call last):\n  File \"t.py\", line 3\n") == b""
+    known = (b"tensorfleet.errors.InvalidArgumentError: Cannot assign a device for operation "
+             b"w: job 'ps' is not in the cluster (jobs: ['worker'])\n")
+    assert f.feed(known + b"after\n") == b"after\n"
+    assert f.known == KnownError("the program places variables on a parameter server, but "
+                                 "the cluster has none: launch it with --ps 1 (or more)",
+                                 retry=False)
+    other = b"Traceback (most recent call last):\n  File \"t.py\", line 9\nKeyError: 'x'\n"
+    assert f.feed(other[:40]) == b""
+    assert f.feed(other[40:]) == other
+    assert f.feed(b"Traceback (most recent call last):\n  File") == b""
+    assert f.close() == b"Traceback (most recent call last):\n  File"
+
+
+def test_known_errors_depend_on_the_cluster():
+    from tensorfleet.cli.launch_checks import classify_error
+    in_use = "tensorfleet.errors.UnavailableError: address localhost:2222 is already in use"
+    assert classify_error(in_use, {"ps", "worker"}).retry
+    assert "localhost:2222" in classify_error(in_use, {"worker"}).message
+    no_ps = "ValueError: Address of /job:ps/task:0 must be a non-empty string, got ''"
+    assert classify_error(no_ps, {"worker"}).retry is False
+    assert classify_error(no_ps, {"ps", "worker"}) is None  # then it is another problem
+    assert classify_error("KeyError: 'x'", {"worker"}) is None

@@ -285,11 +285,37 @@ def test_crash_before_index_keeps_previous_checkpoint(tmp_path, monkeypatch):
         with pytest.raises(errors.ResourceExhaustedError, match="index"):
             saver.save(sess, base, global_step=2)
         monkeypatch.undo()
-        assert os.path.exists(base + "-2-00000-of-00001.safetensors")  # shard was written
+        # The shard was written, then removed when its index could not be.
+        assert not os.path.exists(base + "-2-00000-of-00001.safetensors")
         assert not cm.checkpoint_exists(base + "-2")
         assert cm.latest_checkpoint(str(tmp_path)) == good
         assert not [f for f in os.listdir(tmp_path) if ".tmp-" in f]
         saver.restore(sess, cm.latest_checkpoint(str(tmp_path)))
+        assert sess.run(v) == 1.0
+
+
+def test_disk_full_writing_the_meta_graph_is_resource_exhausted(tmp_path, monkeypatch):
+    """The meta graph is written last: the checkpoint itself is complete and the latest,
+    and the full disk is still reported, naming the file."""
+    v = tf.Variable(1.0, name="v")
+    saver = Saver()
+    real = cm.atomic_write
+
+    def failing(path, data):
+        if path.endswith(".meta"):
+            raise OSError(28, "No space left on device", path + ".tmp-x")
+        real(path, data)
+
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        monkeypatch.setattr(cm, "atomic_write", failing)
+        with pytest.raises(errors.ResourceExhaustedError, match="meta graph") as e:
+            saver.save(sess, str(tmp_path / "m"), global_step=1)
+        monkeypatch.undo()
+        assert str(tmp_path / "m-1.meta") in str(e.value)
+        assert cm.latest_checkpoint(str(tmp_path)) == str(tmp_path / "m-1")
+        sess.run(v.assign(5.0))
+        saver.restore(sess, str(tmp_path / "m-1"))
         assert sess.run(v) == 1.0
 
 
@@ -370,8 +396,8 @@ def test_partitioned_variable_saved_part_by_part(tmp_path):
 
 
 def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatch):
-    """Saving the same step twice, with a crash before the second index is written,
-    leaves the first checkpoint intact and loadable."""
+    """Saving the same step twice, with a failure before the second index is written,
+    leaves the first checkpoint intact and loadable, and no shard of the failed save."""
     from tensorfleet.training import checkpoint_management as cm
     v = tf.Variable([1.0, 2.0], name="resaved")
     saver = tf.train.Saver()
@@ -396,4 +422,4 @@ def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatc
         saver.restore(sess, prefix)
         np.testing.assert_allclose(sess.run(v), [3.0, 4.0])
     shards = [f for f in os.listdir(tmp_path) if f.endswith(".safetensors")]
-    assert len(shards) == 1 + 1, shards  # the resaved shard and the crashed save's orphan
+    assert len(shards) == 1, shards

@@ -172,3 +172,20 @@ def test_non_chief_waits_for_chief_in_cluster(caplog):
             t.join(30)
     assert "error" not in result, result.get("error")
     assert result["w"] in (pytest.approx(3.0), pytest.approx(2.4))
+
+
+def test_stop_after_the_session_closed_does_not_wait_for_its_queue_runners():
+    q = tf.FIFOQueue(1, tf.float32)
+    tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue(1.0)]))
+    size = q.size()
+    _model()
+    sv = Supervisor(logdir=None, stop_grace_secs=60)
+    sess = sv.prepare_or_wait_for_session("")
+    deadline = time.monotonic() + 10
+    while sess.run(size) < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the queue runner fills the queue, then blocks
+    sess.close()  # cancels the blocked enqueue: its thread ends
+    t0 = time.monotonic()
+    sv.stop()  # would wait the 60 s grace period, then raise, for a thread still blocked
+    assert time.monotonic() - t0 < 10
+    assert not any(t.name.startswith("QueueRunner") for t in threading.enumerate())

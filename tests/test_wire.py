@@ -270,6 +270,39 @@ def test_stream_header_and_reassembly_limits():
         wire.reassemble([b"abc"], 8)
 
 
+
+@pytest.mark.parametrize("number", [b"1e400", b"-1e400", b"1E999", b"NaN", b"Infinity",
+                                    b"-Infinity"])
+def test_non_finite_header_numbers_are_refused(number):
+    with pytest.raises(errors.InvalidArgumentError, match="finite|constant") as info:
+        wire.decode(_frame_with_header(b'{"timeout": ' + number + b"}"))
+    assert "header" in info.value.message
+    # Big but finite numbers are fine.
+    assert wire.decode(_frame_with_header(b'{"t": 1e300, "n": 123456789012345678901}'))[0] == \
+        {"t": 1e300, "n": 123456789012345678901}
+
+
+def test_reassembly_reserves_no_more_than_what_arrived(monkeypatch):
+    """A stream header may declare 2 GiB; until the bytes come, at most
+    ``RESERVE_RATIO`` times the bytes that did arrive are reserved."""
+    asked = []
+    real_take = wire.buffers.take
+    monkeypatch.setattr(wire.buffers, "take", lambda n: asked.append(n) or real_take(n))
+    with pytest.raises(errors.DataLossError, match="0 of"):
+        wire.reassemble([], (2 << 30) - 1)
+    chunk = b"\1" * (256 << 10)
+    with pytest.raises(errors.DataLossError, match=f"{4 * len(chunk)} of"):
+        wire.reassemble([chunk] * 4, (2 << 30) - 1)
+    assert max(asked, default=0) <= wire.RESERVE_RATIO * 4 * len(chunk)
+    # An honest stream is reassembled whole, into one buffer of its exact size.
+    data = np.random.default_rng(3).integers(0, 255, 5 * len(chunk) + 11, dtype=np.uint8)
+    pieces = [data[i:i + len(chunk)].tobytes() for i in range(0, data.size, len(chunk))]
+    asked.clear()
+    out = wire.reassemble(pieces, data.size)
+    assert np.array_equal(out, data) and out.size == data.size
+    assert asked == [data.size]
+
+
 # ------------------------------------------------------------------ fuzzing
 
 _ALLOWED = (errors.InvalidArgumentError, errors.DataLossError)

@@ -1,5 +1,5 @@
-"""The ``tensorfleet`` command line: ``launch``, ``server``, ``status``, ``demo``, ``k8s``."""
+"""The ``tensorfleet`` command line: ``launch``, ``server``, ``status``, ``demo``, ``k8s``.
 
-from tensorfleet.cli.main import build_parser, main  # noqa: F401
-
-__all__ = ["main", "build_parser"]
+The entry point is ``tensorfleet.cli.main:main``. It is not imported here, so that
+``python -m tensorfleet.cli.main`` runs the module once, without a warning.
+"""

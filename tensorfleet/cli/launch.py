@@ -13,7 +13,9 @@ the outcome:
 * a task exits non-zero or dies of a signal: it is restarted if it has restarts
   left (``--max-restarts``, same TF_CONFIG and port), else every other task is
   stopped and the launch fails, naming the task;
-* Ctrl-C or SIGTERM to the launcher stops every task.
+* Ctrl-C or SIGTERM to the launcher stops the chief, then the other workers, then
+  the parameter servers (the chief checkpoints while they still hold the
+  variables); a second Ctrl-C kills every task at once.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
-from tensorfleet.cli import runfiles
+from tensorfleet.cli import launch_checks, runfiles
+from tensorfleet.cli.launch_checks import (KnownError, TracebackFilter, busy_ports,
+                                           busy_ports_message, classify_error)
 from tensorfleet.cli.output import PrefixWriter
 
 EXIT_OK = 0
@@ -44,7 +48,8 @@ exit status:
   0    every worker (and the chief and evaluator, if any) exited 0
   1    a task failed (exited non-zero or was killed) and had no restarts left;
        the last line names it, e.g. "task worker:1 failed: exit code 3"
-  2    bad command line, or a task could not be started
+  2    bad command line, a port of the cluster already in use, or a task could
+       not be started
   130  interrupted by Ctrl-C (SIGINT); every task was stopped
   143  terminated by SIGTERM; every task was stopped
 """
@@ -179,6 +184,7 @@ class _Task:
         self.restarts = 0
         self.returncode: Optional[int] = None
         self.stopping = False
+        self.known: Optional[KnownError] = None  # an error explained in one line
 
 
 class Launcher:
@@ -193,6 +199,8 @@ class Launcher:
         self.cwd = cwd
         self.failed: Optional[str] = None  # "worker:1 failed: exit code 3"
         self._signal: Optional[int] = None
+        self._kill_now = False  # set by a second Ctrl-C
+        self._jobs = {t.job for t in tasks}
         self._deathsig = _deathsig_fn()
 
     def say(self, msg: str) -> None:
@@ -202,16 +210,18 @@ class Launcher:
     def _start(self, t: _Task) -> None:
         t.returncode = None
         t.stopping = False
+        t.known = None
         t.proc = subprocess.Popen(t.spec.argv, env=t.spec.env, cwd=self.cwd,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, start_new_session=True,
                                   preexec_fn=self._deathsig)
-        t.pump = threading.Thread(target=self._pump, args=(t.spec.name, t.proc),
+        t.pump = threading.Thread(target=self._pump, args=(t, t.proc),
                                   name=f"pump-{t.spec.name}", daemon=True)
         t.pump.start()
 
-    def _pump(self, name: str, proc: subprocess.Popen) -> None:
-        fd = proc.stdout.fileno()
+    def _pump(self, t: _Task, proc: subprocess.Popen) -> None:
+        name, fd = t.spec.name, proc.stdout.fileno()
+        tracebacks = TracebackFilter(lambda line: classify_error(line, self._jobs))
         while True:
             try:
                 data = os.read(fd, 65536)
@@ -219,8 +229,12 @@ class Launcher:
                 data = b""
             if not data:
                 break
-            self.writer.feed(name, data)
-        self.writer.feed(name, b"", final=True)
+            shown = tracebacks.feed(data)
+            if tracebacks.known is not None:
+                t.known = tracebacks.known
+            if shown:
+                self.writer.feed(name, shown)
+        self.writer.feed(name, tracebacks.close(), final=True)
         proc.stdout.close()
 
     @staticmethod
@@ -249,18 +263,51 @@ class Launcher:
         return [t for t in self.tasks if t.proc is not None and self._reap(t) is None]
 
     def stop(self, tasks: Optional[List[_Task]] = None, grace: Optional[float] = None) -> None:
-        """SIGTERM to each task's process group, SIGKILL to those alive after ``grace``."""
+        """Stops ``tasks`` (default: all) in order: the chief, then the other workers and
+        the evaluator, then the parameter servers.
+
+        Each stage gets SIGTERM to its process groups and ``grace`` seconds before
+        SIGKILL; a stage starts once the previous one has exited, so the chief writes
+        its final checkpoint while the parameter servers holding the variables are up.
+        After a second Ctrl-C (``_kill_now``) nothing waits.
+        """
         grace = self.grace if grace is None else grace
-        tasks = [t for t in (self.tasks if tasks is None else tasks) if self._reap(t) is None
-                 and t.proc is not None]
+        live = [t for t in (self.tasks if tasks is None else tasks)
+                if t.proc is not None and self._reap(t) is None]
+        for stage in self._stop_stages(live):
+            if self._kill_now:
+                break
+            self._stop_stage(stage, grace)
+        for t in live:  # what a second Ctrl-C left, or a stage that was skipped
+            if self._reap(t) is None:
+                self._signal_group(t, signal.SIGKILL)
+                t.proc.wait()
+                self._reap(t)
+
+    def _stop_stages(self, tasks: List[_Task]) -> List[List[_Task]]:
+        """``tasks`` grouped in stop order: chief, other workers and evaluator, the rest."""
+        chief_job = "chief" if any(t.spec.job == "chief" for t in self.tasks) else "worker"
+
+        def stage(t: _Task) -> int:
+            if t.spec.job == chief_job and t.spec.index == 0:
+                return 0
+            return 1 if t.spec.job in REQUIRED_ROLES else 2
+        stages: List[List[_Task]] = [[], [], []]
+        for t in tasks:
+            stages[stage(t)].append(t)
+        return [s for s in stages if s]
+
+    def _stop_stage(self, tasks: List[_Task], grace: float) -> None:
+        tasks = [t for t in tasks if self._reap(t) is None]  # some exit by themselves
         for t in tasks:
             t.stopping = True
             self._signal_group(t, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while any(self._reap(t) is None for t in tasks) and time.monotonic() < deadline:
+        while (any(self._reap(t) is None for t in tasks) and time.monotonic() < deadline
+               and not self._kill_now):
             time.sleep(_POLL_SECONDS)
         for t in tasks:
-            if self._reap(t) is None:
+            if self._reap(t) is None and not self._kill_now:
                 self.say(f"{t.spec.name} did not stop within {grace:g} s; killing it")
                 self._signal_group(t, signal.SIGKILL)
                 t.proc.wait()
@@ -268,9 +315,16 @@ class Launcher:
 
     # -- policy -------------------------------------------------------------------------------
     def _on_signal(self, signum: int, frame) -> None:  # noqa: ANN001
-        if self._signal is not None:  # a second Ctrl-C: no more grace
-            self.grace = 0.0
-        self._signal = signum
+        if self._signal is None:
+            self._signal = signum
+            return
+        # A second Ctrl-C: kill at once, here, whatever the main loop is waiting for.
+        # Only flags and kill(2) in a handler: printing could deadlock on the
+        # writer's lock if the signal arrived while the main thread held it.
+        self._kill_now = True
+        for t in self.tasks:
+            if t.proc is not None and t.returncode is None:
+                self._signal_group(t, signal.SIGKILL)
 
     def run(self) -> int:
         """Starts every task and returns when the launch is decided (see module doc)."""
@@ -299,8 +353,13 @@ class Launcher:
         while True:
             if self._signal is not None:
                 name = signal.Signals(self._signal).name
-                self.say(f"received {name}; stopping {len(self.running())} tasks")
+                then = (", then the parameter servers"
+                        if any(t.spec.job == "ps" for t in self.running()) else "")
+                self.say(f"received {name}; stopping the workers{then} "
+                         f"(Ctrl-C again to kill every task at once)")
                 self.stop()
+                if self._kill_now:
+                    self.say("received a second signal; killed every task")
                 return EXIT_SIGINT if self._signal == signal.SIGINT else EXIT_SIGTERM
             for t in self.tasks:
                 if t.stopping or t.returncode is not None:
@@ -308,9 +367,10 @@ class Launcher:
                 rc = self._reap(t)
                 if rc is None or rc == 0:
                     continue
-                if t.restarts < self.max_restarts:
+                why = t.known.message if t.known else describe_exit(rc)
+                if t.restarts < self.max_restarts and (t.known is None or t.known.retry):
                     t.restarts += 1
-                    self.say(f"{t.spec.name} exited ({describe_exit(rc)}); restarting it "
+                    self.say(f"{t.spec.name} exited ({why}); restarting it "
                              f"({t.restarts}/{self.max_restarts})")
                     try:
                         self._start(t)
@@ -320,10 +380,18 @@ class Launcher:
                         self.stop()
                         return EXIT_TASK_FAILED
                     continue
-                self.failed = f"{t.spec.name} failed: {describe_exit(rc)}"
                 others = self.running()
+                self.failed = f"{t.spec.name} failed: {why}"
+                if t.known is not None:
+                    # One line for an error the tasks hit alike, whichever hit it.
+                    self.stop(others)
+                    names = [t.spec.name] + [o.spec.name for o in self.tasks
+                                             if o is not t and o.known == t.known]
+                    self.say(f"task{'s' if len(names) > 1 else ''} {', '.join(names)} "
+                             f"failed: {why}")
+                    return EXIT_TASK_FAILED
                 if others:
-                    self.say(f"{t.spec.name} failed ({describe_exit(rc)}); stopping "
+                    self.say(f"{t.spec.name} failed ({why}); stopping "
                              + ", ".join(o.spec.name for o in others))
                 self.stop(others)
                 self.say(f"task {self.failed}" + (f" after {t.restarts} restart(s)"
@@ -378,7 +446,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--host", default="localhost",
                    help="host name in the cluster spec (default localhost)")
     p.add_argument("--grace", type=float, default=10.0, metavar="SECONDS",
-                   help="time between SIGTERM and SIGKILL when stopping tasks (default 10)")
+                   help="time between SIGTERM and SIGKILL when stopping tasks, for each "
+                        "stage of a stop: chief, other workers, ps (default 10)")
     p.add_argument("--no-flags", action="store_true",
                    help="do not append --ps_hosts/--worker_hosts/--job_name/--task_index "
                         "(for scripts whose argparse rejects unknown flags; TF_CONFIG is "
@@ -388,10 +457,25 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("-m", dest="module", action="store_true",
                    help="SCRIPT is a module name, run as `python -m SCRIPT`")
     p.add_argument("script", help="the program every task runs (script.py, or a module with -m)")
-    p.add_argument("args", nargs=argparse.REMAINDER,
-                   help="arguments for the script (everything after SCRIPT)")
+    rest = p.add_argument("args", nargs=argparse.REMAINDER,
+                          help="arguments for the script: everything after SCRIPT goes to it")
+    rest.required = False  # a missing SCRIPT is the only thing to report
     p.set_defaults(func=run_command)
     return p
+
+
+# The launcher's options that take a value, to tell an unknown option's value from the
+# script path when showing where the script's options go.
+VALUE_OPTIONS = ("--ps", "--workers", "--max-restarts", "--port-base", "--host", "--grace",
+                 "--log-level")
+
+
+def unknown_options_message(tokens: Sequence[str], unknown: Sequence[str],
+                            module: bool = False) -> str:
+    """The error for options before the script path that the launcher does not know
+    (``tokens``: the arguments after ``launch``; ``module``: ``-m`` was given), showing
+    the corrected command."""
+    return launch_checks.unknown_options_message(tokens, unknown, VALUE_OPTIONS, module)
 
 
 def program_for(script: str, module: bool = False) -> List[str]:
@@ -431,6 +515,11 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"# {t.name} at {t.address}")
             print(t.shell_command())
         return EXIT_OK
+    busy = busy_ports({t.name: t.address for t in tasks})
+    if busy:
+        print(f"tensorfleet launch: {busy_ports_message(busy, args.port_base)}",
+              file=sys.stderr)
+        return EXIT_USAGE
     training = {j: a for j, a in cluster.items() if j != "evaluator"}
     launcher = Launcher(tasks, max_restarts=args.max_restarts, grace=args.grace)
     summary = ", ".join(f"{len(a)} {j}{'s' if j == 'worker' and len(a) > 1 else ''}"
@@ -449,4 +538,5 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 __all__ = ["TaskSpec", "Launcher", "plan_cluster", "build_tasks", "seed_flags", "program_for",
-           "describe_exit", "add_parser", "run_command", "EXIT_CODES_HELP"]
+           "describe_exit", "add_parser", "run_command", "unknown_options_message",
+           "VALUE_OPTIONS", "EXIT_CODES_HELP"]

@@ -56,16 +56,33 @@ def build_parser() -> argparse.ArgumentParser:
         # Also accepted after the command name; SUPPRESS keeps the top-level value.
         sp.add_argument("--log-level", default=argparse.SUPPRESS, choices=logs.LEVELS,
                         type=str.lower, help="as `tensorfleet --log-level`")
+        # Unknown options are reported with the usage of the command they were given to.
+        sp.set_defaults(command_parser=sp)
     return p
+
+
+def _reject_unknown(args: argparse.Namespace, argv: List[str], unknown: List[str]) -> None:
+    """Exits with the command's usage and an error naming ``unknown``; for ``launch``,
+    also the command line with them moved after the script path."""
+    sub = args.command_parser
+    if args.command != "launch":
+        sub.error("unrecognized arguments: " + " ".join(unknown))
+    tokens = argv[argv.index("launch") + 1:]
+    sub.error(launch.unknown_options_message(tokens, unknown, getattr(args, "module", False)))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``tensorfleet`` console script; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args, unknown = parser.parse_known_args(argv)
     if not getattr(args, "func", None):
+        if unknown:
+            parser.error("unrecognized arguments: " + " ".join(unknown))
         parser.print_help()
         return 2
+    if unknown:
+        _reject_unknown(args, argv, unknown)
     try:
         logs.configure_logging(args.log_level)
     except ValueError as e:

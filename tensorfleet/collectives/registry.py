@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_KEY = "default"
 PORT_OFFSET_ENV = "TENSORFLEET_COLLECTIVE_PORT_OFFSET"
 TIMEOUT_ENV = "TENSORFLEET_COLLECTIVE_TIMEOUT"
+CONNECT_TIMEOUT_ENV = "TENSORFLEET_COLLECTIVE_CONNECT_TIMEOUT"
+DEFAULT_CONNECT_TIMEOUT = 120.0
 
 _LOCK = threading.RLock()
 _GROUPS: Dict[str, _g.Group] = {}
@@ -78,9 +80,24 @@ def members_from_tf_config(tf_config: Optional[str] = None,
     return addresses, members.index(me)
 
 
+def _seconds_from_env(name: str, default: float) -> float:
+    """A positive number of seconds from ``$name`` (``default`` when unset or empty)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise errors.InvalidArgumentError(
+            None, None, f"${name}={raw!r} is not a positive number of seconds")
+    return value
+
+
 def init(addresses: Optional[Sequence[str]] = None, rank: Optional[int] = None, *,
          key: str = DEFAULT_KEY, token: Optional[str] = None, timeout: Optional[float] = None,
-         connect_timeout: float = 120.0, port_offset: Optional[int] = None,
+         connect_timeout: Optional[float] = None, port_offset: Optional[int] = None,
          **ring_options: Any) -> _g.Group:
     """Creates (or returns the existing) group ``key`` of this process.
 
@@ -91,6 +108,9 @@ def init(addresses: Optional[Sequence[str]] = None, rank: Optional[int] = None, 
       token: cluster token (None reads ``$TENSORFLEET_TOKEN``).
       timeout: seconds a peer may stay silent in a collective (default
         ``$TENSORFLEET_COLLECTIVE_TIMEOUT`` or 30).
+      connect_timeout: the formation deadline: how long the ranks keep trying
+        to connect to each other (default ``$TENSORFLEET_COLLECTIVE_CONNECT_TIMEOUT``
+        or 120 s), so a rank may start up to this much later than the others.
       ring_options: ``chunk_bytes``, ``small_bytes`` for ``RingGroup``.
 
     Raises:
@@ -103,6 +123,8 @@ def init(addresses: Optional[Sequence[str]] = None, rank: Optional[int] = None, 
             return existing
         if timeout is None:
             timeout = float(os.environ.get(TIMEOUT_ENV, _g.DEFAULT_TIMEOUT))
+        if connect_timeout is None:
+            connect_timeout = _seconds_from_env(CONNECT_TIMEOUT_ENV, DEFAULT_CONNECT_TIMEOUT)
         if addresses is None and rank is None:
             if os.environ.get("TF_CONFIG"):
                 addresses, rank = members_from_tf_config(port_offset=port_offset)
@@ -178,8 +200,8 @@ def describe() -> str:
     return json.dumps({k: {"rank": g.rank, "size": g.size} for k, g in _GROUPS.items()})
 
 
-__all__ = ["DEFAULT_KEY", "PORT_OFFSET_ENV", "TIMEOUT_ENV", "init", "register_group",
-           "get_group", "is_initialized", "shutdown", "rank", "size",
+__all__ = ["DEFAULT_KEY", "PORT_OFFSET_ENV", "TIMEOUT_ENV", "CONNECT_TIMEOUT_ENV", "init",
+           "register_group", "get_group", "is_initialized", "shutdown", "rank", "size",
            "members_from_tf_config", "describe"]
 
 

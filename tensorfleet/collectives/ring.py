@@ -114,7 +114,8 @@ class RingGroup(_g.Group):
       token: the cluster token; None reads ``$TENSORFLEET_TOKEN``.
       timeout: seconds a peer may stay silent inside a collective before it is
         reported (also the default per-call deadline).
-      connect_timeout: how long to wait for every rank to connect.
+      connect_timeout: the formation deadline: how long ranks keep trying to
+        connect to each other (a rank may start this much later than the others).
       chunk_bytes: the largest frame of the ring's pipeline (a segment is cut into
         about four frames, at least 256 KiB each, at most this).
       small_bytes: tensors up to this size take the direct (one latency) path.

@@ -15,11 +15,13 @@ byte for byte against the head it would have encoded itself and only then
 receives the payload into place. A frame of another size or dtype is refused
 before a byte of its payload is read.
 
-Authentication: the rank with the higher index connects; both sides prove they
-hold the cluster token with HMAC-SHA256 over a transcript that includes two
-fresh nonces, the group name and both ranks, so the token itself never travels
-and a recorded handshake cannot be replayed. A listener on a non-loopback
-address refuses to start without a token (``auth.require_token_for``).
+Forming the group: the rank with the higher index connects; both sides prove
+they hold the cluster token with an HMAC handshake (``formation``), whose
+acceptor serves any number of connections at once, each with one deadline for
+its whole handshake, so strangers on a rank's port (silent, slow or malformed)
+never hold up a real rank; connecting ranks retry until the group's formation
+deadline. A listener on a non-loopback address refuses to start without a
+token (``auth.require_token_for``).
 
 Deadlines: sockets are blocking with ``SO_RCVTIMEO``/``SO_SNDTIMEO`` slices, so
 a blocked call wakes up regularly to check the group's failure flag and its
@@ -29,27 +31,24 @@ seconds is reported by rank and address.
 
 from __future__ import annotations
 
-import hmac
 import logging
-import os
+import selectors
 import socket
 import struct
 import threading
 import time
-from hashlib import sha256
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.collectives import formation
+from tensorfleet.collectives.formation import PROTOCOL, PROTOCOL_VERSION  # noqa: F401
 from tensorfleet.transport import auth, bulk, wire
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL = "tensorfleet.collective"
-PROTOCOL_VERSION = 1
 MAX_CONTROL_BYTES = 64 << 10
-HANDSHAKE_TIMEOUT = 10.0
 # How often a blocked socket call wakes up to look at the group's failure flag.
 POLL_SLICE = 0.1
 _PREFIX = struct.Struct("<4sHHII")
@@ -80,10 +79,6 @@ def _configure(sock: socket.socket, buffer_bytes: Optional[int] = None) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(POLL_SLICE))
 
 
-def _mac(key: bytes, role: str, transcript: str) -> str:
-    return hmac.new(key, f"{role}|{transcript}".encode("utf-8"), sha256).hexdigest()
-
-
 class TcpLink:
     """Connections from this rank to every other rank of a group.
 
@@ -92,7 +87,8 @@ class TcpLink:
       rank: this process's index in ``addresses``.
       name: the group's name; both ends of a connection must agree on it.
       token: cluster token (None reads ``$TENSORFLEET_TOKEN``).
-      connect_timeout: how long to wait for every peer to connect.
+      connect_timeout: the formation deadline: how long ranks keep trying to
+        connect (a rank may start this much later than the others).
       is_failed: returns the group's error once it has failed (blocked calls
         then stop waiting), else None.
       buffer_bytes: fixed socket send/receive buffer size (None: kernel autotuning).
@@ -126,118 +122,41 @@ class TcpLink:
 
     def _connect_all(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        host, port = auth.split_address(self.addresses[self.rank])
-        listener = socket.create_server((host, port), family=_family(host), backlog=self.size)
+        # Lower ranks accept, higher ranks connect: each pair gets one connection.
+        acceptor = formation.Acceptor(
+            formation.listen(self.addresses[self.rank]), name=self.name, size=self.size,
+            rank=self.rank, key=self._key, deadline=deadline, on_peer=self._add_peer).start()
         try:
-            # Lower ranks accept, higher ranks connect: each pair gets one connection.
-            acceptor = threading.Thread(target=self._accept_loop, args=(listener, deadline),
-                                        daemon=True, name=f"tf-coll-accept-{self.rank}")
-            acceptor.start()
             for peer in range(self.rank):
-                self._dial(peer, deadline)
+                self._add_peer(peer, formation.dial(
+                    self.addresses[peer], name=self.name, size=self.size, rank=self.rank,
+                    peer=peer, key=self._key, deadline=deadline, total=timeout))
             acceptor.join(max(0.0, deadline - time.monotonic()) + 1.0)
-            missing = [p for p in range(self.size) if p != self.rank and p not in self._socks]
+            missing = sorted(acceptor.missing())
             if missing:
+                strangers = (f"; {acceptor.rejected} other connections were rejected (see the "
+                             "log)") if acceptor.rejected else ""
                 raise errors.DeadlineExceededError(
                     None, None, f"collective group {self.name!r}: "
                     f"{', '.join(self.describe(p) for p in missing)} did not connect to rank "
-                    f"{self.rank} within {timeout:g} s")
+                    f"{self.rank} within the {timeout:g} s formation deadline{strangers}")
         except BaseException:
+            # Stopped first, so that it hands over no socket after the close.
+            acceptor.stop()
             self.close()
             raise
-        finally:
-            listener.close()
+        acceptor.stop()
         logger.info("collective group %r: rank %d of %d connected", self.name, self.rank,
                     self.size)
 
-    def _accept_loop(self, listener: socket.socket, deadline: float) -> None:
-        expected = set(range(self.rank + 1, self.size))
-        while expected and time.monotonic() < deadline:
-            listener.settimeout(max(0.05, min(1.0, deadline - time.monotonic())))
-            try:
-                sock, peer_addr = listener.accept()
-            except (socket.timeout, OSError):
-                continue
-            try:
-                peer = self._handshake_accept(sock, expected)
-            except (errors.OpError, OSError) as e:
-                logger.warning("collective group %r: rejected a connection from %s: %s",
-                               self.name, peer_addr, e)
-                sock.close()
-                continue
-            _configure(sock, self._buffer_bytes)
-            self._socks[peer] = sock
-            expected.discard(peer)
-
-    def _transcript(self, connector: int, acceptor: int, cn: str, sn: str) -> str:
-        return f"{PROTOCOL}|{PROTOCOL_VERSION}|{self.name}|{self.size}|{connector}|{acceptor}|" \
-               f"{cn}|{sn}"
-
-    def _handshake_accept(self, sock: socket.socket, expected: set) -> int:
-        sock.settimeout(HANDSHAKE_TIMEOUT)
-        hello = _read_control(sock)
-        if hello.get("proto") != PROTOCOL or hello.get("version") != PROTOCOL_VERSION:
-            raise errors.FailedPreconditionError(
-                None, None, f"peer speaks {hello.get('proto')!r} version {hello.get('version')!r}")
-        peer = hello.get("rank")
-        if hello.get("group") != self.name or hello.get("size") != self.size \
-                or hello.get("to") != self.rank or peer not in expected:
-            raise errors.InvalidArgumentError(
-                None, None, f"hello for group {hello.get('group')!r} of size {hello.get('size')} "
-                f"from rank {peer} to rank {hello.get('to')} does not fit group {self.name!r} "
-                f"of size {self.size} at rank {self.rank}")
-        cn = str(hello.get("nonce", ""))[:64]
-        sn = os.urandom(16).hex()
-        transcript = self._transcript(peer, self.rank, cn, sn)
-        _send_control(sock, {"nonce": sn, "mac": _mac(self._key, "acceptor", transcript)})
-        proof = _read_control(sock)
-        if not hmac.compare_digest(str(proof.get("mac", "")),
-                                   _mac(self._key, "connector", transcript)):
-            _send_control(sock, {"ok": False})
-            raise errors.UnauthenticatedError(
-                None, None, f"rank {peer} did not prove it holds the cluster token")
-        _send_control(sock, {"ok": True})
-        return int(peer)
-
-    def _dial(self, peer: int, deadline: float) -> None:
-        host, port = auth.split_address(self.addresses[peer])
-        delay = 0.02
-        while True:
-            try:
-                sock = socket.create_connection((host, port), timeout=HANDSHAKE_TIMEOUT)
-                break
-            except OSError as e:
-                if time.monotonic() + delay > deadline:
-                    raise errors.UnavailableError(
-                        None, None, f"collective group {self.name!r}: rank {self.rank} cannot "
-                        f"reach {self.describe(peer)}: {e}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.5)
-        try:
-            cn = os.urandom(16).hex()
-            _send_control(sock, {"proto": PROTOCOL, "version": PROTOCOL_VERSION,
-                                 "group": self.name, "size": self.size, "rank": self.rank,
-                                 "to": peer, "nonce": cn})
-            reply = _read_control(sock)
-            transcript = self._transcript(self.rank, peer, cn, str(reply.get("nonce", ""))[:64])
-            if not hmac.compare_digest(str(reply.get("mac", "")),
-                                       _mac(self._key, "acceptor", transcript)):
-                raise errors.UnauthenticatedError(
-                    None, None, f"{self.describe(peer)} did not prove it holds the cluster "
-                    f"token: every rank must use the same {auth.TOKEN_ENV}")
-            _send_control(sock, {"mac": _mac(self._key, "connector", transcript)})
-            if _read_control(sock).get("ok") is not True:
-                raise errors.UnauthenticatedError(
-                    None, None, f"{self.describe(peer)} refused this rank's cluster token: "
-                    f"every rank must use the same {auth.TOKEN_ENV}")
-        except (errors.OpError, OSError) as e:
-            sock.close()
-            if isinstance(e, errors.OpError):
-                raise
-            raise errors.UnavailableError(
-                None, None, f"handshake with {self.describe(peer)} failed: {e}") from None
+    def _add_peer(self, peer: int, sock: socket.socket) -> None:
+        """Takes an authenticated connection to ``peer`` into use."""
         _configure(sock, self._buffer_bytes)
+        old = self._socks.get(peer)
         self._socks[peer] = sock
+        if old is not None:
+            # The peer connected again (its side gave up on the first connection).
+            old.close()
 
     # ------------------------------------------------------------------ data frames
     def _head(self, header: Dict[str, Any], dtype: np.dtype, count: int) -> bytes:
@@ -404,7 +323,6 @@ class TcpLink:
 
     def poll_aborts(self, seconds: float) -> List[PeerAbort]:
         """Abort frames that arrive from any peer within ``seconds`` (grace period)."""
-        import selectors
         found: List[PeerAbort] = []
         sel = selectors.DefaultSelector()
         for peer, sock in self._socks.items():
@@ -456,38 +374,6 @@ class TcpLink:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-
-
-def _family(host: str) -> int:
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
-
-
-def _send_control(sock: socket.socket, header: Dict[str, Any]) -> None:
-    sock.sendall(wire.encode(header))
-
-
-def _read_control(sock: socket.socket) -> Dict[str, Any]:
-    """One control frame (header only) from a socket in timeout mode."""
-    prefix = _recv_all(sock, wire.PREFIX_BYTES)
-    magic, version, flags, header_len, count = _PREFIX.unpack(prefix)
-    if magic != wire.MAGIC or count or header_len > MAX_CONTROL_BYTES:
-        raise errors.InvalidArgumentError(
-            None, None, "the peer did not send a tensorfleet control frame")
-    rest = _recv_all(sock, header_len + (-(wire.PREFIX_BYTES + header_len) % wire.ALIGN))
-    header, _ = wire.decode(prefix + rest, MAX_CONTROL_BYTES)
-    return header
-
-
-def _recv_all(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
-        k = sock.recv_into(view[got:], n - got)
-        if k == 0:
-            raise errors.UnavailableError(None, None, "the peer closed the connection")
-        got += k
-    return bytes(buf)
 
 
 __all__ = ["TcpLink", "PeerAbort", "PROTOCOL", "PROTOCOL_VERSION", "POLL_SLICE"]

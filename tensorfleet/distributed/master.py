@@ -5,7 +5,8 @@ graph, places every op on a task, partitions it with send/recv pairs and
 registers each partition with its worker once. A step then only sends RunGraph
 to the workers involved, concurrently, and gathers the fetches. If any
 partition fails, the others are told to abort the step, so no task waits for a
-tensor that will never come.
+tensor that will never come. A step run for a caller over the network ends at
+that caller's deadline (or ``limits.MAX_STEP_SECS``), and when it hangs up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import logging
 import random
 import sys
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+import weakref
+from concurrent.futures import FIRST_EXCEPTION, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
@@ -28,6 +30,8 @@ from tensorfleet.distributed.transfers import plan_transfers
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.serialization import import_graph_def
 from tensorfleet.runtime.executor import prune
+from tensorfleet.runtime.threads import DaemonPool
+from tensorfleet.transport import limits
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +75,7 @@ class _Step:
     """One running step: its remote partitions and the first error it met."""
 
     __slots__ = ("id", "plan", "futures", "start", "last_ping", "next_report", "error",
-                 "session", "deadline", "limit_name", "_lock")
+                 "session", "deadline", "limit_name", "caller", "_lock", "__weakref__")
 
     def __init__(self, step_id: int, plan: "_StepPlan", timeout_ms: int = 0,
                  limit_name: str = "the session's operation_timeout_in_ms"):
@@ -82,6 +86,7 @@ class _Step:
         # operation_timeout_in_ms: past it the master cancels the step everywhere.
         self.deadline = self.start + timeout_ms / 1000.0 if timeout_ms > 0 else None
         self.limit_name = limit_name
+        self.caller: Optional[limits.CallScope] = None
         self.next_report = SLOW_STEP_REPORT_SECS
         self.error: Optional[errors.OpError] = None
         self.session: Optional["MasterSession"] = None
@@ -98,8 +103,28 @@ class _Step:
     def pending_tasks(self) -> set:
         return {task for fut, task in list(self.futures.items()) if not fut.done()}
 
+    def bound_by_caller(self) -> None:
+        """Ends the step at the deadline of the network call it runs for (and
+        ``limits.MAX_STEP_SECS``), if sooner than its own, or when that caller
+        hangs up; a step run in-process has no such call."""
+        call = limits.current()
+        if call is None:
+            return
+        self.caller = call
+        seconds, bound = limits.bound(limits.MAX_STEP_SECS, limits.MAX_STEP_SECS)
+        if self.deadline is None or self.start + seconds < self.deadline:
+            self.deadline = self.start + seconds
+            self.limit_name = ("its caller's deadline" if bound == "caller" else
+                               "the server's maximum step time")
+
     def check_deadline(self, task: str) -> None:
-        """Fails the step with DeadlineExceededError once its deadline has passed."""
+        """Fails the step with DeadlineExceededError once its deadline has passed,
+        and with CancelledError once its caller hung up."""
+        if self.caller is not None and self.error is None and not self.caller.alive():
+            self.fail(errors.CancelledError(
+                None, None, "The caller of the step went away; the step was cancelled on "
+                "every task", task=task))
+            return
         if self.deadline is not None and time.monotonic() >= self.deadline:
             ms = round((self.deadline - self.start) * 1000)
             self.fail(errors.DeadlineExceededError(
@@ -142,6 +167,9 @@ class MasterSession:
         # (variables, queues, accumulators): the session must fail there, not go on
         # acting on the new task's fresh state as if nothing had happened.
         self._incarnations: Dict[str, str] = {}
+        # The steps running now, for close() to cancel (weak: a step that ended
+        # without unregistering, through an unexpected error, is not kept).
+        self._running: "weakref.WeakValueDictionary[int, _Step]" = weakref.WeakValueDictionary()
 
     def extend(self, graph_def: Any) -> None:
         with self._lock:
@@ -218,6 +246,8 @@ class MasterSession:
         else:
             step = _Step(random.getrandbits(62), plan,
                          int(getattr(self.config, "operation_timeout_in_ms", 0) or 0))
+        step.bound_by_caller()
+        self._running[step.id] = step
         results: Dict[str, Any] = {}
         local = None
         for part in plan.parts:
@@ -260,6 +290,7 @@ class MasterSession:
             # Each future's callback refers to the step, which refers to the future:
             # without this the step's tensors would wait for the garbage collector.
             step.futures.clear()
+            self._running.pop(step.id, None)
         out = []
         for n in plan.fetch_names:
             if n in plan.fed_fetches:
@@ -412,6 +443,17 @@ class MasterSession:
             self.master.pool.submit(abort, task, client)
 
     def close(self) -> None:
+        # As in TensorFlow, closing a session cancels its running steps (a queue
+        # runner's, say) on every task, so the threads waiting in them end.
+        for step in list(self._running.values()):
+            err = errors.CancelledError(None, None, "The session was closed while the step "
+                                        "was running", task=self.master.task)
+            if step.fail(err):
+                try:
+                    self._abort(step.plan, step.id, err)
+                except RuntimeError:
+                    pass  # the server stopped, which ended the step's waits already
+
         def cleanup(task: str) -> None:
             try:
                 self.master.worker(task).cleanup_session(self.handle)
@@ -439,7 +481,7 @@ class MasterService:
         self._sessions: Dict[str, MasterSession] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="tf-master")
+        self.pool = DaemonPool(32, "tf-master")
         # Steps whose own partition runs on the caller's thread, checked by the watchdog.
         self._watched: Dict[int, _Step] = {}
         self._watch_lock = threading.Lock()
@@ -495,7 +537,7 @@ class MasterService:
                 self._watchdog = threading.Thread(target=self._watch_loop, daemon=True,
                                                   name="tf-master-watchdog")
                 self._watchdog.start()
-        if step.deadline is not None:
+        if step.deadline is not None and step.deadline - time.monotonic() < HEARTBEAT_SECS:
             self._watch_wake.set()  # the watchdog may sleep past this step's deadline
 
     def unwatch(self, step: _Step) -> None:

@@ -4,6 +4,10 @@ Each worker keeps one table keyed by ``(step_id, key)``. A ``_Send`` deposits a
 tensor; the receiving task pulls it (``RecvTensor``), which removes it, since
 every key has exactly one receiver. Aborting a step wakes every waiter with the
 step's error and drops whatever that step left behind.
+
+A server waits at most ``transport.limits.MAX_WAIT_SECS`` per ``RecvTensor``
+call, so a receiver whose wait a server limit ended asks again, until its own
+timeout or the abort of its step.
 """
 
 from __future__ import annotations
@@ -11,11 +15,14 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from typing import Any, Callable, Deque, Dict, List, Set, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 from tensorfleet import errors
+from tensorfleet.transport import limits
 
 Key = Tuple[int, str]
+# A receiver asked to wait again at once backs off from this pause up to the next.
+_RETRY_PAUSE_SECS = (0.02, 1.0)
 
 
 class _Waiter:
@@ -116,6 +123,11 @@ class Rendezvous:
         for s in steps:
             self.abort(s, error)
 
+    def error_of(self, step_id: int) -> Optional[errors.OpError]:
+        """The error ``step_id`` was aborted with, or None."""
+        with self._lock:
+            return self._aborted.get(step_id)
+
     def pending(self) -> int:
         with self._lock:
             return len(self._items)
@@ -143,12 +155,46 @@ class StepRendezvous:
     def recv(self, src_task: str, key: str) -> Any:
         if src_task == self.local.task:
             return self.local.take(self.step_id, key, self.timeout)
-        return self.peer(src_task).recv_tensor(self.step_id, key, self.timeout)
+        peer = self.peer(src_task)
+        return self._pull(src_task, key,
+                          lambda left: peer.recv_tensor(self.step_id, key, left))
 
     def recv_many(self, src_task: str, keys: List[str]) -> List[Any]:
         if src_task == self.local.task:
             return self.local.take_many(self.step_id, keys, self.timeout)
-        return self.peer(src_task).recv_tensors(self.step_id, keys, self.timeout)
+        peer = self.peer(src_task)
+        return self._pull(src_task, keys[0],
+                          lambda left: peer.recv_tensors(self.step_id, keys, left))
+
+    def _pull(self, src_task: str, key: str, ask: Callable[[float], Any]) -> Any:
+        """``ask(seconds left)`` again each time the serving task's wait limit ends
+        its wait, until ``timeout`` or until this step is aborted here."""
+        deadline = time.monotonic() + self.timeout
+        pause = _RETRY_PAUSE_SECS[0]
+        asked = 0
+        while True:
+            start = time.monotonic()
+            try:
+                return ask(max(0.0, deadline - start))
+            except errors.DeadlineExceededError as e:
+                if not limits.wait_was_cut(e):
+                    raise
+            asked += 1
+            now = time.monotonic()
+            error = self.local.error_of(self.step_id)
+            if error is not None:
+                raise type(error)(error.node_def, None, error.message, task=error.task)
+            if now >= deadline:
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out after {self.timeout:.0f}s waiting on {src_task} "
+                    f"for tensor {key.split(';')[0]!r} of step {self.step_id} ({asked} "
+                    "requests)", task=src_task)
+            if now - start < pause:
+                # Answered at once (the server is full of waits): do not hammer it.
+                time.sleep(min(pause, max(0.0, deadline - now)))
+                pause = min(pause * 2, _RETRY_PAUSE_SECS[1])
+            else:
+                pause = _RETRY_PAUSE_SECS[0]
 
 
 __all__ = ["Rendezvous", "StepRendezvous"]

@@ -20,7 +20,7 @@ from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
 from tensorfleet.runtime.session import register_private_value_check
 from tensorfleet.runtime.threads import apply_config, local_task_count
-from tensorfleet.transport import RpcServer, buffers
+from tensorfleet.transport import RpcServer, buffers, bulk_client
 
 # A fetched tensor that arrived from another task is returned without a copy.
 register_private_value_check(buffers.is_message_buffer)
@@ -180,6 +180,8 @@ class Server:
         if self._rpc is not None:
             self._rpc.stop(0)
             self._rpc = None
+            # This process's pooled connections to the server are dead now.
+            bulk_client.POOL.discard(self.address)
         self.master.shutdown()
         self.worker.stopped = True
         self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))

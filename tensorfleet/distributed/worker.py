@@ -4,6 +4,12 @@ RegisterGraph imports a partition (plain data, validated) and compiles it once;
 RunGraph runs it for one step with its feeds; RecvTensor hands a tensor that a
 ``_Send`` of this task produced to the task that receives it. Variables, queues
 and other resources live in the task's resource manager and outlive sessions.
+
+Served for a caller over the network (``transport.limits.CallScope``), a wait
+here is bounded: RecvTensor by its timeout, ``max_wait`` and the caller's
+deadline (the receiver asks again when the server's limit ended it), with at
+most ``max_waiting`` such waits at once; RunGraph by the caller's deadline and
+``limits.MAX_STEP_SECS``, and it is cancelled when its caller hangs up.
 """
 
 from __future__ import annotations
@@ -22,12 +28,15 @@ from tensorfleet.kernels.registry import StepState
 from tensorfleet.distributed.rendezvous import Rendezvous, StepRendezvous
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
+from tensorfleet.transport import limits
 
 logger = logging.getLogger(__name__)
 
 MAX_GRAPH_NODES = 1_000_000
 DEFAULT_RECV_TIMEOUT = 3600.0
 _RECV_SLICE_SECS = 1.0
+# How often running steps are checked against their callers' deadlines.
+_STEP_WATCH_SECS = 0.5
 
 
 class _Registered:
@@ -59,7 +68,8 @@ class WorkerService:
 
     def __init__(self, task: str, resources: Optional[ResourceManager] = None,
                  peer: Optional[Callable[[str], Any]] = None,
-                 recv_timeout: float = DEFAULT_RECV_TIMEOUT):
+                 recv_timeout: float = DEFAULT_RECV_TIMEOUT,
+                 max_waiting: int = limits.MAX_WAITING_CALLS):
         self.task = task
         self.resources = resources if resources is not None else ResourceManager()
         self.cluster_def: Optional[Dict[str, Any]] = None
@@ -79,6 +89,12 @@ class WorkerService:
         # rendezvous (a queue dequeue on a parameter server).
         self._active: Dict[int, List[StepState]] = {}
         self.stopped = False  # set by Server.stop: waits for tensors end
+        # The longest one RecvTensor call waits here (its receiver asks again).
+        self.max_wait = limits.MAX_WAIT_SECS
+        self._waits = limits.WaitSlots(max_waiting)
+        # Steps run for a caller over the network: step -> (id, deadline, bound, caller).
+        self._bounded: Dict[StepState, Any] = {}
+        self._step_watcher: Optional[threading.Thread] = None
 
     # -- RegisterGraph -------------------------------------------------------------------
     def register_graph(self, session: str, plain: Any) -> str:
@@ -142,6 +158,7 @@ class WorkerService:
                                                  self.recv_timeout))
         with self._lock:
             self._active.setdefault(step_id, []).append(step)
+        self._bound_step(step_id, step)
         try:
             out = reg.plan.run(vals, step)
         except errors.OpError as e:
@@ -154,6 +171,7 @@ class WorkerService:
             raise
         finally:
             with self._lock:
+                self._bounded.pop(step, None)
                 steps = self._active.get(step_id, [])
                 if step in steps:
                     steps.remove(step)
@@ -161,6 +179,46 @@ class WorkerService:
                     self._active.pop(step_id, None)
         self.steps_run += 1
         return dict(zip(reg.fetch_names, out))
+
+    def _bound_step(self, step_id: int, step: StepState) -> None:
+        """Has the step watcher cancel ``step`` at its caller's deadline (or the
+        server's maximum), or when its caller hangs up; only for network callers."""
+        call = limits.current()
+        if call is None:
+            return
+        seconds, bound = limits.bound(limits.MAX_STEP_SECS, limits.MAX_STEP_SECS)
+        with self._lock:
+            self._bounded[step] = (step_id, time.monotonic() + seconds, bound, call)
+            if self._step_watcher is None:
+                self._step_watcher = threading.Thread(target=self._watch_steps, daemon=True,
+                                                      name="tf-worker-deadlines")
+                self._step_watcher.start()
+
+    def _watch_steps(self) -> None:
+        while True:
+            time.sleep(_STEP_WATCH_SECS)
+            now = time.monotonic()
+            with self._lock:
+                if self.stopped or not self._bounded:
+                    self._step_watcher = None
+                    return
+                watched = list(self._bounded.items())
+            for step, (step_id, deadline, bound, call) in watched:
+                if now >= deadline:
+                    why = ("its caller's deadline passed" if bound == "caller" else
+                           f"it ran past the server's limit of {limits.MAX_STEP_SECS:.0f} s")
+                    code, message = errors.DEADLINE_EXCEEDED, f"Step {step_id} was " \
+                        f"cancelled on {self.task}: {why}"
+                elif not call.alive():
+                    code, message = errors.CANCELLED, f"Step {step_id} was cancelled on " \
+                        f"{self.task}: its caller went away"
+                else:
+                    continue
+                with self._lock:
+                    if self._bounded.pop(step, None) is None:
+                        continue  # it ended meanwhile
+                logger.warning("%s", message)
+                self.abort_step(step_id, code, message)
 
     def _peer_of(self, task: str) -> Any:
         if self._peer is None:
@@ -173,26 +231,73 @@ class WorkerService:
         return self.recv_tensors(step_id, [key], timeout)[0]
 
     def recv_tensors(self, step_id: int, keys: List[str], timeout: float) -> List[Any]:
-        """``recv_tensor`` for several keys of one step, answered together."""
-        deadline = time.monotonic() + timeout
-        # Waits in slices so that a server that stops ends the wait: an RPC handler
-        # blocked here for a step whose client died would otherwise keep the
-        # stopped task's process alive for up to ``timeout``.
+        """``recv_tensor`` for several keys of one step, answered together.
+
+        The wait lasts at most ``timeout``, ``max_wait`` and the caller's own
+        deadline; a wait that a server limit ended raises a DeadlineExceededError
+        that ``limits.wait_was_cut`` recognises, and its receiver asks again. Past
+        ``max_waiting`` waiting calls, a call whose tensors are not here is
+        answered that way at once instead of holding a thread.
+        """
+        timeout = limits.check_wait(timeout, "the receive timeout")
+        try:
+            return self.rendezvous.take_many(step_id, keys, 0.0)
+        except errors.DeadlineExceededError as e:
+            if not hasattr(e, "missing_key"):
+                raise  # the step was aborted with a deadline error: not a wait of ours
+            missing = e.missing_key
+        seconds, bound = limits.bound(timeout, self.max_wait)
+        if seconds <= 0:
+            raise self._late(step_id, missing, timeout, seconds, bound)
+        if not self._waits.try_acquire():
+            raise errors.DeadlineExceededError(
+                None, None, f"{self._waits.limit} calls already wait on {self.task} for "
+                f"tensors; tensor {missing.split(';')[0]!r} of step {step_id} is not there "
+                f"yet {limits.WAIT_CUT_NOTE}", task=self.task)
+        try:
+            return self._wait(step_id, keys, timeout, seconds, bound)
+        finally:
+            self._waits.release()
+
+    def _wait(self, step_id: int, keys: List[str], timeout: float, seconds: float,
+              bound: str) -> List[Any]:
+        deadline = time.monotonic() + seconds
+        call = limits.current()
+        # Waits in slices so that a server that stops, or a caller that hangs up,
+        # ends the wait: the handler's thread is needed by other calls.
         while True:
             left = deadline - time.monotonic()
             if self.stopped:
                 raise errors.CancelledError(None, None, f"{self.task} is shutting down",
                                             task=self.task)
+            if call is not None and not call.alive():
+                raise errors.CancelledError(None, None, f"the caller waiting on {self.task} "
+                                            f"for tensors of step {step_id} went away",
+                                            task=self.task)
             try:
                 return self.rendezvous.take_many(step_id, keys,
                                                  max(0.0, min(left, _RECV_SLICE_SECS)))
             except errors.DeadlineExceededError as e:
-                if left <= _RECV_SLICE_SECS:
-                    key = getattr(e, "missing_key", keys[0])
-                    raise errors.DeadlineExceededError(
-                        None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} "
-                        f"for tensor {key.split(';')[0]!r} of step {step_id}",
-                        task=self.task) from None
+                if left <= _RECV_SLICE_SECS and hasattr(e, "missing_key"):
+                    raise self._late(step_id, e.missing_key, timeout, seconds, bound) from None
+                if not hasattr(e, "missing_key"):
+                    raise
+
+    def _late(self, step_id: int, key: str, timeout: float, waited: float,
+              bound: str) -> errors.DeadlineExceededError:
+        """The error of a wait for ``key`` that ended after ``waited`` seconds."""
+        name = key.split(";")[0]
+        if bound == "server":
+            message = (f"tensor {name!r} of step {step_id} did not come to {self.task} within "
+                       f"{waited:.0f}s, the longest one call waits there "
+                       f"{limits.WAIT_CUT_NOTE}")
+        elif bound == "caller":
+            message = (f"the caller's deadline passed while waiting on {self.task} for tensor "
+                       f"{name!r} of step {step_id}")
+        else:
+            message = (f"Timed out after {timeout:.0f}s waiting on {self.task} for tensor "
+                       f"{name!r} of step {step_id}")
+        return errors.DeadlineExceededError(None, None, message, task=self.task)
 
     def abort_step(self, step_id: int, code: int, message: str) -> None:
         with self._lock:

@@ -22,10 +22,12 @@ safetensors readers ignore and which the sha256 of the whole file still covers.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import logging
 import os
+import re
 import struct
 import uuid
 from typing import Any, Dict, List, Tuple
@@ -82,7 +84,7 @@ def os_error(e: OSError, what: str) -> errors.OpError:
         cls: Any = errors.NotFoundError
     elif isinstance(e, PermissionError):
         cls = errors.PermissionDeniedError
-    elif getattr(e, "errno", None) == 28:  # ENOSPC: the disk is full
+    elif getattr(e, "errno", None) in (errno.ENOSPC, errno.EDQUOT):  # disk or quota full
         cls = errors.ResourceExhaustedError
     else:
         cls = errors.UnknownError
@@ -100,9 +102,9 @@ def write_shard(path: str, tensors: Dict[str, Any]) -> Tuple[str, int]:
     Returns:
       ``(sha256 hex digest, size in bytes)`` of the file as it is on disk.
     """
-    from safetensors.numpy import (
-        save_file,  # deferred: only checkpointing tasks need it
-    )
+    # Deferred: only checkpointing tasks need safetensors.
+    from safetensors import SafetensorError
+    from safetensors.numpy import save_file
 
     numeric: Dict[str, np.ndarray] = {}
     strings: Dict[str, Any] = {}
@@ -123,7 +125,16 @@ def write_shard(path: str, tensors: Dict[str, Any]) -> Tuple[str, int]:
     # file systems, and carries a random part so concurrent savers never collide.
     tmp = f"{path}.tmp-{uuid.uuid4().hex}"
     try:
-        save_file(numeric, tmp, metadata=metadata)
+        try:
+            save_file(numeric, tmp, metadata=metadata)
+        except SafetensorError as e:
+            # A failed write (a full disk) comes as the writer's own error type, with
+            # the OS error number only in its text; callers act on an OSError.
+            found = re.search(r"\(os error (\d+)\)", str(e))
+            if found is None:
+                raise
+            code = int(found.group(1))
+            raise OSError(code, os.strerror(code), tmp) from e
         digest = hashlib.sha256()
         size = 0
         with open(tmp, "r+b") as f:

@@ -15,18 +15,19 @@ from __future__ import annotations
 import heapq
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.kernels.registry import (DEAD, DEAD_AWARE_OPS, KernelContext, StepState,
                                           get_kernel, set_current_step)
+from tensorfleet.runtime.threads import DaemonPool
 
 ASYNC_OPS = {"_Recv"}
 # Receives block on other tasks for as long as a step lasts; a large pool keeps many
-# concurrent steps (e.g. replicas waiting on a parameter server) from starving.
-_ASYNC_POOL = ThreadPoolExecutor(max_workers=256, thread_name_prefix="tf-recv")
+# concurrent steps (e.g. replicas waiting on a parameter server) from starving. Its
+# threads are daemons: a receive still waiting never keeps the program from exiting.
+_ASYNC_POOL = DaemonPool(256, "tf-recv")
 
 
 def prune(fetches: Sequence[Tensor], targets: Sequence[Operation],

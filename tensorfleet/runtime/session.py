@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
                                          register_default_session_fn)
-from tensorfleet.kernels.registry import DeadlineStep
+from tensorfleet.kernels.registry import DeadlineStep, StepState
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.threads import apply_config
@@ -36,7 +36,11 @@ def register_session_factory(prefix: str, factory: Callable[..., Any],
 
 
 class LocalBackend:
-    """Runs steps in this process, with its own resource manager and plan cache."""
+    """Runs steps in this process, with its own resource manager and plan cache.
+
+    Closing it cancels the steps still running (a queue runner's enqueue blocked
+    on a full queue, say): they fail with CancelledError and their threads end.
+    """
 
     def __init__(self, graph: Graph, config: Any = None,
                  resources: Optional[ResourceManager] = None):
@@ -46,6 +50,9 @@ class LocalBackend:
         self._op_states: Dict[str, Dict[str, Any]] = {}
         self._lock = threading.Lock()
         self.config = config
+        self._running: Set[StepState] = set()
+        self._running_lock = threading.Lock()
+        self._closed = False
 
     def op_state(self, op: Operation) -> Dict[str, Any]:
         return self._op_states.setdefault(op.name, {})
@@ -69,19 +76,30 @@ class LocalBackend:
         if ms <= 0:
             ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
             what = "the session's operation_timeout_in_ms"
-        if ms <= 0:
-            return plan.run(feed_values)
-        step = DeadlineStep(0, ms / 1000.0)
+        step = DeadlineStep(0, ms / 1000.0) if ms > 0 else StepState(0)
+        with self._running_lock:
+            self._running.add(step)
         try:
             return plan.run(feed_values, step)
         except errors.CancelledError as e:
-            if not step.expired:
-                raise
-            raise errors.DeadlineExceededError(
-                e.node_def, e.op, f"The step did not finish within {what} ({ms} ms): "
-                f"{e.message}") from None
+            if isinstance(step, DeadlineStep) and step.expired:
+                raise errors.DeadlineExceededError(
+                    e.node_def, e.op, f"The step did not finish within {what} ({ms} ms): "
+                    f"{e.message}") from None
+            if self._closed:
+                raise errors.CancelledError(
+                    e.node_def, e.op, f"The session was closed while the step was running: "
+                    f"{e.message}") from None
+            raise
+        finally:
+            with self._running_lock:
+                self._running.discard(step)
 
     def close(self) -> None:
+        with self._running_lock:
+            self._closed = True
+            for step in self._running:
+                step.cancelled = True
         self._plans.clear()
 
 
@@ -249,6 +267,11 @@ class BaseSession:
     def sess_str(self) -> str:
         return self._target
 
+    @property
+    def closed(self) -> bool:
+        """True once ``close()`` was called."""
+        return self._closed
+
     def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Any = None,
             run_metadata: Any = None) -> Any:
         """Runs the ops needed for ``fetches`` and returns their values, in the same
@@ -280,7 +303,7 @@ class BaseSession:
         for k, v in feed_dict.items():
             keys = getattr(k, "_feed_components", None)
             if keys is not None:
-                for kk, vv in zip(keys(), v_components(v)):
+                for kk, vv in zip(keys(), v_components(k, v)):
                     feeds.append(self._feed_tensor(kk))
                     vals.append(convert_feed_value(feeds[-1], vv))
                 continue
@@ -339,9 +362,17 @@ class BaseSession:
         return call
 
 
-def v_components(v: Any) -> Sequence[Any]:
+def v_components(key: Any, v: Any) -> Sequence[Any]:
+    """The per-component values fed to a composite key (e.g. a ``SparseTensor``)."""
     comps = getattr(v, "_feed_values", None)
-    return comps() if comps is not None else tuple(v)
+    if comps is not None:
+        return comps()
+    n = len(key._feed_components())
+    # A dense array would be split into rows and fed to the wrong components.
+    if not isinstance(v, (tuple, list)) or len(v) != n:
+        raise TypeError(f"Cannot feed a {type(v).__name__} to a {type(key).__name__}: feed a "
+                        f"{type(key).__name__}Value or a tuple of its {n} components")
+    return tuple(v)
 
 
 class Session(BaseSession):

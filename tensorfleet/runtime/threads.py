@@ -1,4 +1,13 @@
-"""How many threads the numpy kernels' BLAS may use in this process.
+"""The threads of a tensorfleet process: how many BLAS may use, and the pools that run
+blocking calls.
+
+**Pools.** A receive, a remote partition's RunGraph or a side-channel call may block
+for as long as its step (a queue, a synchronous replica waiting for its peers).
+``DaemonPool`` runs them on daemon threads: a program that ends while one still waits
+(a chief whose aggregation loop waits for gradients that no worker will send) exits
+instead of waiting for it, and threads idle for ``IDLE_SECS`` end by themselves.
+
+**BLAS.**
 
 numpy's BLAS starts one thread per core for every large matmul, and its idle
 threads spin for a while before they sleep. When several tasks share a machine
@@ -25,8 +34,12 @@ from __future__ import annotations
 import logging
 import math
 import os
+import queue
 import socket
-from typing import Any, Iterable, Optional
+import sys
+import threading
+from concurrent.futures import Executor, Future
+from typing import Any, Callable, Iterable, Optional
 
 from threadpoolctl import threadpool_limits
 
@@ -149,5 +162,124 @@ def apply_config(config: Any, local_tasks: Optional[int] = None) -> None:
     set_blas_threads(n)
 
 
-__all__ = ["set_blas_threads", "blas_threads", "available_cores", "local_task_count",
+# A pool thread with nothing to do for this long ends; the next burst starts new ones.
+IDLE_SECS = 30.0
+
+
+class DaemonPool(Executor):
+    """A thread pool whose threads are daemons, started on demand up to ``max_workers``.
+
+    A task submitted while every thread is busy gets a new thread (while fewer than
+    ``max_workers`` run), never a queue slot behind a call that may block for a
+    whole step. Threads idle for ``idle_secs`` end. ``shutdown`` refuses new tasks
+    and ends idle threads; running tasks finish on their own.
+    """
+
+    def __init__(self, max_workers: int, name: str, idle_secs: float = IDLE_SECS):
+        if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
+            raise ValueError(f"DaemonPool max_workers must be a positive int, got {max_workers!r}")
+        if not idle_secs > 0:
+            raise ValueError(f"DaemonPool idle_secs must be positive, got {idle_secs!r}")
+        self._max = max_workers
+        self._name = name
+        self._idle_secs = float(idle_secs)
+        self._work: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0  # threads waiting for work
+        self._queued = 0  # tasks put and not yet taken
+        self._serial = 0
+        self._shutdown = False
+
+    @property
+    def threads(self) -> int:
+        """How many threads the pool has now."""
+        with self._lock:
+            return self._threads
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """Runs ``fn(*args, **kwargs)`` on a pool thread; a Future of its result.
+
+        Raises:
+          RuntimeError: the pool was shut down, or the interpreter is exiting (a new
+            thread could not run then: the caller should do the work itself).
+        """
+        future: Future = Future()
+        if sys.is_finalizing():
+            raise RuntimeError(f"cannot schedule new work on the {self._name} pool: the "
+                               "interpreter is shutting down")
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError(f"cannot schedule new work: the {self._name} pool is shut down")
+            self._work.put((future, fn, args, kwargs))
+            self._queued += 1
+            start = self._queued > self._idle and self._threads < self._max
+            if start:
+                self._threads += 1
+                self._serial += 1
+                name = f"{self._name}_{self._serial}"
+        if start:
+            threading.Thread(target=self._loop, name=name, daemon=True).start()
+        return future
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            try:
+                item = self._work.get(timeout=self._idle_secs)
+            except queue.Empty:
+                with self._lock:
+                    # A task put while the wait ran out is still this thread's to take.
+                    if self._queued > 0 and not self._shutdown:
+                        self._idle -= 1
+                        continue
+                    self._idle -= 1
+                    self._threads -= 1
+                return
+            with self._lock:
+                self._idle -= 1
+                if item is not None:
+                    self._queued -= 1
+            if item is None:  # shutdown: end this idle thread
+                with self._lock:
+                    self._threads -= 1
+                return
+            future, fn, args, kwargs = item
+            del item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as e:  # noqa: BLE001 - handed to the waiter
+                future.set_exception(e)
+            else:
+                future.set_result(result)
+            # Drop the task's references now, not when the next task replaces them.
+            del future, fn, args, kwargs
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Refuses new tasks and ends the idle threads; with ``cancel_futures``,
+        cancels the tasks not started. Running tasks are never waited for (their
+        threads are daemons): ``wait`` is accepted for ``Executor`` compatibility."""
+        with self._lock:
+            if self._shutdown:
+                return
+            self._shutdown = True
+            threads = self._threads
+        if cancel_futures:
+            while True:
+                try:
+                    item = self._work.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    with self._lock:
+                        self._queued -= 1
+                    item[0].cancel()
+        for _ in range(threads):
+            self._work.put(None)
+
+
+__all__ = ["DaemonPool", "IDLE_SECS", "set_blas_threads", "blas_threads", "available_cores", "local_task_count",
            "is_local_host", "check_config", "apply_config"]

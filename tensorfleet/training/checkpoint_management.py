@@ -6,19 +6,28 @@ A checkpoint with prefix ``dir/model.ckpt-100`` is
 * ``dir/model.ckpt-100-0000i-of-0000n.safetensors``: one shard per task that
   holds variables, tensors named by variable op names (plain safetensors);
 * ``dir/model.ckpt-100.index.json``: which shard holds which tensor, with its
-  dtype and shape, and each shard's sha256 and size;
+  dtype and shape, each shard's sha256 and size, and a sha256 of the index itself
+  (indexes written without one are still read);
 * optionally ``dir/model.ckpt-100.meta``: the graph, as plain-data JSON.
 
 The index is written last, to a temporary name that is then renamed, and the
 ``checkpoint`` state file (TensorFlow's text format) is rewritten only after
 that: a crash at any point leaves ``latest_checkpoint`` naming a complete one.
+
+Files damaged after they were written (a flipped bit, a truncated or deleted file)
+are found on restore, by the checksums. ``restore_newest_intact``, which the chief's
+session manager restores through, then falls back to the newest intact checkpoint the
+state file lists, with a WARNING naming the damaged file and what is wrong with it; an
+explicit ``Saver.restore`` of a damaged checkpoint raises ``DataLossError`` instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import re
 import uuid
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -39,6 +48,8 @@ logger = logging.getLogger(__name__)
 INDEX_SUFFIX = ".index.json"
 INDEX_FORMAT = "tensorfleet-checkpoint"
 INDEX_VERSION = 1
+# The index's own checksum: the sha256 of the rest of the document in canonical JSON.
+INDEX_CHECKSUM_KEY = "sha256"
 DEFAULT_STATE_FILENAME = "checkpoint"
 
 
@@ -87,9 +98,11 @@ class CheckpointIndex:
         self.global_step = global_step
 
     def to_json(self) -> bytes:
-        """The index as the JSON bytes stored in ``<prefix>.index.json``."""
-        doc = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "global_step": self.global_step,
-               "shards": self.shards, "tensors": self.tensors}
+        """The index as the JSON bytes stored in ``<prefix>.index.json``, checksum included."""
+        doc: Dict[str, Any] = {"format": INDEX_FORMAT, "version": INDEX_VERSION,
+                               "global_step": self.global_step, "shards": self.shards,
+                               "tensors": self.tensors}
+        doc[INDEX_CHECKSUM_KEY] = _index_digest(doc)
         return json.dumps(doc, indent=1, sort_keys=True).encode("utf-8")
 
     def shard_path(self, shard_file: str) -> str:
@@ -114,6 +127,13 @@ class CheckpointIndex:
 
     def shape(self, name: str) -> List[int]:
         return list(self.tensors[name]["shape"])
+
+
+def _index_digest(doc: Dict[str, Any]) -> str:
+    # Canonical JSON, so the digest survives re-indentation but not a changed value.
+    body = {k: v for k, v in doc.items() if k != INDEX_CHECKSUM_KEY}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def _corrupt_index(path: str, why: str) -> errors.DataLossError:
@@ -156,6 +176,15 @@ def read_index(prefix: str) -> CheckpointIndex:
         raise _corrupt_index(path, f"format is not {INDEX_FORMAT!r}")
     if doc.get("version") != INDEX_VERSION:
         raise _corrupt_index(path, f"unsupported version {doc.get('version')!r}")
+    recorded = doc.get(INDEX_CHECKSUM_KEY)
+    if recorded is not None:  # None: written before indexes carried a checksum
+        try:
+            actual = _index_digest(doc)
+        except ValueError as e:  # a value canonical JSON cannot hold (NaN)
+            raise _corrupt_index(path, f"checksum cannot be computed ({e})") from None
+        if recorded != actual:
+            raise _corrupt_index(path, f"checksum mismatch: the contents hash to sha256 "
+                                 f"{actual} but the index records {recorded!r}")
     shards, tensors = doc.get("shards"), doc.get("tensors")
     if not isinstance(shards, dict) or not isinstance(tensors, dict):
         raise _corrupt_index(path, "'shards' and 'tensors' must be objects")
@@ -383,16 +412,96 @@ def get_checkpoint_state(checkpoint_dir: str,
     return st
 
 
+def _newest_first(latest: str, candidates: Sequence[str]) -> List[str]:
+    """``latest``, then ``candidates`` (oldest first, as in the state file) newest first."""
+    out = [latest]
+    for p in reversed(list(candidates)):
+        if p not in out:
+            out.append(p)
+    return out
+
+
 def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
-    """The prefix of the most recent complete checkpoint in ``checkpoint_dir``, or None."""
+    """The prefix of the most recent complete checkpoint in ``checkpoint_dir``, or None.
+
+    When the checkpoint the state file names as the latest has lost its index, this is
+    the newest one it lists that still has an index, with a WARNING naming the missing
+    index; None (with an ERROR) when none of them has one.
+    """
     st = get_checkpoint_state(checkpoint_dir, latest_filename)
     if st is None:
         return None
-    if checkpoint_exists(st.model_checkpoint_path):
-        return st.model_checkpoint_path
-    logger.error("Couldn't find checkpoint %s named in the state of %s",
-                 st.model_checkpoint_path, checkpoint_dir)
+    newest = st.model_checkpoint_path
+    if checkpoint_exists(newest):
+        return newest
+    for prefix in _newest_first(newest, st.all_model_checkpoint_paths)[1:]:
+        if checkpoint_exists(prefix):
+            logger.warning("Checkpoint %s, the latest in the state of %s, is unusable: no "
+                           "checkpoint index %s. Using the previous checkpoint %s.", newest,
+                           checkpoint_dir, index_path(newest), prefix)
+            return prefix
+    logger.error("Couldn't find checkpoint %s named in the state of %s, nor any earlier "
+                 "checkpoint it lists", newest, checkpoint_dir)
     return None
+
+
+def _is_damage(prefix: str, e: errors.OpError) -> bool:
+    """Whether ``e`` says a file of checkpoint ``prefix`` is damaged or gone.
+
+    Its index is ``<prefix>.index.json`` and its shards ``<prefix>-...`` or
+    ``<prefix>.<tag>-...``; an error naming none of them (a transport failure, a
+    variable missing from the checkpoint, named by its key) is something else.
+    """
+    if isinstance(e, errors.NotFoundError):
+        return index_path(prefix) in e.message
+    if isinstance(e, errors.DataLossError):
+        return re.search(re.escape(prefix) + r"[-.]", e.message) is not None
+    return False
+
+
+def restore_newest_intact(saver: Any, sess: Any, latest: str,
+                          candidates: Sequence[str] = ()) -> str:
+    """Restores checkpoint ``latest``, or the newest intact one if it is damaged.
+
+    A checkpoint is damaged when its index or one of its shards is missing, truncated
+    or fails its checksum. Each damaged one gets a WARNING naming the file and what is
+    wrong with it, and the next older of ``candidates`` (the state file's
+    ``all_model_checkpoint_paths``, oldest first) is tried. Any other error -- a
+    variable the checkpoint lacks, a shape that differs, a task that cannot be
+    reached -- is raised at once: an older checkpoint would not cure it.
+
+    Args:
+      saver: what restores a checkpoint into ``sess`` (``saver.restore(sess, prefix)``).
+      sess: the session to restore into.
+      latest: the prefix of the newest checkpoint (``latest_checkpoint(dir)``).
+      candidates: older checkpoint prefixes to fall back to, oldest first.
+
+    Returns:
+      The prefix of the checkpoint restored.
+
+    Raises:
+      DataLossError: every candidate is damaged; the message names each one's file and
+        what is wrong with it. (Not a fresh start: that would silently lose all training.)
+    """
+    damaged: List[Tuple[str, str]] = []
+    last: Optional[errors.OpError] = None
+    for prefix in _newest_first(latest, candidates):
+        try:
+            saver.restore(sess, prefix)
+        except errors.OpError as e:
+            if not _is_damage(prefix, e):
+                raise
+            logger.warning("Not restoring damaged checkpoint %s: %s", prefix, e.message)
+            damaged.append((prefix, e.message))
+            last = e
+            continue
+        if damaged:
+            logger.warning("Restored %s, the newest intact checkpoint, instead of the damaged "
+                           "newer %s", prefix, ", ".join(p for p, _ in damaged))
+        return prefix
+    raise errors.DataLossError(
+        None, None, f"No intact checkpoint to restore: all {len(damaged)} are damaged: "
+        + "; ".join(f"{p}: {why}" for p, why in damaged)) from last
 
 
 # -- reading variables --------------------------------------------------------------------
@@ -471,5 +580,5 @@ __all__ = ["CheckpointState", "CheckpointIndex", "CheckpointReader", "index_path
            "atomic_write", "write_index", "read_index", "checkpoint_exists",
            "get_checkpoint_mtimes", "remove_checkpoint", "parse_checkpoint_state",
            "generate_checkpoint_state_proto", "update_checkpoint_state", "get_checkpoint_state",
-           "latest_checkpoint", "load_checkpoint", "NewCheckpointReader", "list_variables",
-           "load_variable", "INDEX_SUFFIX", "DEFAULT_STATE_FILENAME"]
+           "latest_checkpoint", "restore_newest_intact", "load_checkpoint", "NewCheckpointReader",
+           "list_variables", "load_variable", "INDEX_SUFFIX", "DEFAULT_STATE_FILENAME"]

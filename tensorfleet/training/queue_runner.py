@@ -2,8 +2,9 @@
 
 A queue runner holds a queue and the ops that enqueue into it. ``create_threads``
 starts one thread per enqueue op, each running its op in a loop until the
-coordinator asks them to stop or the queue (or the queue it reads from) is
-closed. With a coordinator, one more thread waits for the stop request and then
+coordinator asks them to stop, the queue (or the queue it reads from) is
+closed, or the session is (closing a session cancels the runs still waiting in
+it). With a coordinator, one more thread waits for the stop request and then
 closes the queue with ``cancel_pending_enqueues``, which is what frees enqueue
 threads blocked on a full queue.
 """
@@ -104,6 +105,13 @@ class QueueRunner:
                     sess.run(enqueue_op)
                 except self._queue_closed_exception_types as e:
                     logger.debug("QueueRunner %s: queue closed (%s)", self.name, e)
+                    return
+                except RuntimeError:
+                    if not getattr(sess, "closed", False):
+                        raise
+                    # Closed between two runs: the end of this loop, as when it
+                    # closes during one (which cancels the run).
+                    logger.debug("QueueRunner %s: its session was closed", self.name)
                     return
         except Exception as e:  # noqa: BLE001 - reported to the coordinator or kept
             if coord is not None:

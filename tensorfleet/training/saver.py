@@ -24,14 +24,14 @@ import logging
 import os
 import secrets
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
-from tensorfleet.kernels.io_kernels import as_text, shard_filename
+from tensorfleet.kernels.io_kernels import as_text, os_error, shard_filename
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.training import checkpoint_management as cm
 
@@ -255,9 +255,13 @@ class Saver:
              strip_default_attrs: bool = False) -> Optional[str]:
         """Saves the variables; returns the checkpoint prefix (``save_path-<step>``).
 
+        If writing fails, the files this save wrote are removed and the previous
+        checkpoint stays the latest.
+
         Raises:
           ValueError: the parent directory of ``save_path`` does not exist, or
             ``latest_filename`` has directory components.
+          ResourceExhaustedError: the disk (or quota) is full, naming the file.
         """
         self.build()
         latest_filename = latest_filename or cm.DEFAULT_STATE_FILENAME
@@ -289,17 +293,16 @@ class Saver:
             except errors.OpError:
                 old_shards = []
             shard_prefix = f"{prefix}.{secrets.token_hex(4)}"
-        results = sess.run([g.save_out for g in self._groups],
-                           {self._filename_tensor: shard_prefix})
-        shards: Dict[str, Dict[str, Any]] = {}
-        tensors: Dict[str, Dict[str, Any]] = {}
         n = len(self._groups)
-        for i, (sha, size, layout) in enumerate(results):
-            fname = os.path.basename(shard_filename(shard_prefix, i, n))
-            shards[fname] = {"sha256": as_text(sha), "size": int(size)}
-            for name, entry in json.loads(as_text(layout)).items():
-                tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
-        cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
+        written = [shard_filename(shard_prefix, i, n) for i in range(n)]
+        try:
+            shards, tensors = self._write_shards(sess, shard_prefix, written)
+            cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
+        except (errors.OpError, OSError):
+            # No index names these shards: remove them, so that a full disk gets its
+            # space back and nothing half-saved lies next to the intact checkpoints.
+            _remove_quietly(written)
+            raise
         for f in old_shards:
             if f not in shards:
                 try:
@@ -320,6 +323,20 @@ class Saver:
             self._write_meta_graph(f"{prefix}.{meta_graph_suffix}")
         logger.info("Saved checkpoint %s (%d shard(s))", prefix, n)
         return prefix
+
+    def _write_shards(self, sess: Any, shard_prefix: str, paths: List[str]
+                      ) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, Dict[str, Any]]]:
+        """Runs every shard's save op; returns the index's shard and tensor entries."""
+        results = sess.run([g.save_out for g in self._groups],
+                           {self._filename_tensor: shard_prefix})
+        shards: Dict[str, Dict[str, Any]] = {}
+        tensors: Dict[str, Dict[str, Any]] = {}
+        for path, (sha, size, layout) in zip(paths, results):
+            fname = os.path.basename(path)
+            shards[fname] = {"sha256": as_text(sha), "size": int(size)}
+            for name, entry in json.loads(as_text(layout)).items():
+                tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
+        return shards, tensors
 
     def _state_entry(self, prefix: str) -> str:
         # Relative prefixes become absolute: the state file's readers resolve
@@ -358,7 +375,10 @@ class Saver:
             logger.warning("Not writing meta graph %s: the graph is not plain data (%s)",
                            path, e)
             return
-        cm.atomic_write(path, data)
+        try:
+            cm.atomic_write(path, data)
+        except OSError as e:
+            raise os_error(e, f"Failed to write meta graph {path}") from None
 
     # -- restoring -----------------------------------------------------------------------
     def restore(self, sess: Any, save_path: Optional[str]) -> None:
@@ -368,7 +388,9 @@ class Saver:
           ValueError: ``save_path`` is None.
           NotFoundError: no checkpoint at ``save_path``, or a variable missing from it.
           InvalidArgumentError: a saved dtype or shape differs from its variable's.
-          DataLossError: a shard or the index is truncated or corrupt.
+          DataLossError: a shard or the index is missing, truncated or corrupt (the
+            message names the file). To fall back to an older checkpoint instead,
+            restore through ``checkpoint_management.restore_newest_intact``.
         """
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
@@ -378,6 +400,7 @@ class Saver:
         index = cm.read_index(save_path)
         logger.info("Restoring parameters from %s", save_path)
         feed: Dict[Any, Any] = {}
+        shard_files: Set[str] = set()
         for grp in self._groups:
             files, shas, sizes = [], [], []
             for name, var in grp.items:
@@ -389,7 +412,16 @@ class Saver:
             feed[grp.files] = np.array(files, dtype=object)
             feed[grp.shas] = np.array(shas, dtype=object)
             feed[grp.sizes] = np.array(sizes, dtype=np.int64)
-        sess.run(self._restore_op, feed)
+            shard_files.update(files)
+        try:
+            sess.run(self._restore_op, feed)
+        except errors.NotFoundError as e:
+            # Every key was found in the index above, so what is missing now is a
+            # shard the index names: the checkpoint has lost data.
+            if not any(f in e.message for f in shard_files):
+                raise
+            raise errors.DataLossError(e.node_def, e.op, f"Checkpoint {save_path} is damaged: "
+                                       f"{e.message}", task=e.task) from None
 
     # -- bookkeeping ---------------------------------------------------------------------
     @property
@@ -416,6 +448,16 @@ class Saver:
             if mt:
                 pairs.append((p, mt[0]))
         self.set_last_checkpoints_with_time(pairs)
+
+
+def _remove_quietly(paths: Sequence[str]) -> None:
+    # Best effort: a shard written by a parameter server may sit on a disk the chief
+    # cannot reach; it is never loaded anyway, as no index names it.
+    for path in paths:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
 
 
 __all__ = ["Saver", "SaverDef"]

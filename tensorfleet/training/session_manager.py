@@ -154,7 +154,8 @@ class SessionManager:
                 time.sleep(pause)
                 waited += pause
                 path, every = self._latest_checkpoint(checkpoint_dir)
-            saver.restore(sess, path)
+            path = import_training_module("checkpoint_management").restore_newest_intact(
+                saver, sess, path, every)
             # A resumed run must say so: its steps and loss start where the checkpoint
             # left them, not at zero.
             logger.warning("Restored from %s at global step %s (checkpoint %s).",

@@ -4,8 +4,11 @@ Every call carries the cluster token in gRPC metadata (``x-tensorfleet-token``).
 A server that has a token checks it in a ``grpc.ServerInterceptor``, before the
 handler runs and before any byte of the request is decoded; a peer without the
 right token gets ``UNAUTHENTICATED`` and a warning in the server's log (with the
-peer address, never the token). A server bound to anything but loopback refuses
-to start without a token. TLS is optional and comes from certificate files.
+peer address, never the token): the first refusal at once, then at most one line
+per ``limits.REFUSAL_LOG_INTERVAL`` seconds with the count since, so that a peer
+that keeps calling with a wrong token cannot flood the log. A server bound to
+anything but loopback refuses to start without a token. TLS is optional and
+comes from certificate files.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any, Callable, Optional, Tuple
 import grpc
 
 from tensorfleet import errors
+from tensorfleet.transport import limits
 
 logger = logging.getLogger(__name__)
 
@@ -111,13 +115,13 @@ def token_metadata(token: Optional[str]) -> Optional[Tuple[Tuple[str, str], ...]
 
 
 def _rejecting_handler(handler: Optional[grpc.RpcMethodHandler], method: str,
-                       reason: str) -> grpc.RpcMethodHandler:
+                       reason: str, refusals: limits.RefusalLog) -> grpc.RpcMethodHandler:
     """A handler of the same shape as ``handler`` that aborts without reading the request."""
 
     def reject(_request: Any, context: grpc.ServicerContext) -> Any:
         # gRPC percent-encodes IPv6 peers ("ipv6:%5B::1%5D:port"); unquote for the reader.
         peer = urllib.parse.unquote(context.peer() or "unknown peer")
-        logger.warning("rejected %s from %s: %s cluster token", method, peer, reason)
+        refusals.refused(peer, f"rejected {method} from {peer}: {reason} cluster token")
         context.abort(grpc.StatusCode.UNAUTHENTICATED,
                       f"{reason} cluster token: every task of a cluster must use the same "
                       f"{TOKEN_ENV}")
@@ -134,10 +138,14 @@ def _rejecting_handler(handler: Optional[grpc.RpcMethodHandler], method: str,
 
 
 class TokenInterceptor(grpc.ServerInterceptor):
-    """Rejects every call whose metadata lacks the cluster token, before its handler runs."""
+    """Rejects every call whose metadata lacks the cluster token, before its handler runs.
+
+    ``refusals`` logs the rejections rate-limited and counts them (``total``).
+    """
 
     def __init__(self, token: str):
         self._expected = validate_token(token).encode("ascii")
+        self.refusals = limits.RefusalLog(logger)
 
     def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails],
                                                        Optional[grpc.RpcMethodHandler]],
@@ -157,7 +165,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
         # rejection reads nothing from the stream; it runs no application code.
         handler = continuation(handler_call_details)
         reason = "missing" if presented is None else "invalid"
-        return _rejecting_handler(handler, handler_call_details.method, reason)
+        return _rejecting_handler(handler, handler_call_details.method, reason, self.refusals)
 
 
 def _read(path: Optional[str], what: str) -> Optional[bytes]:

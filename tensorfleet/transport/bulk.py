@@ -48,7 +48,9 @@ Every byte read here is untrusted: each message is checked field by field,
 sizes are checked against limits (a parked reply's total against the size the
 handle announced, a call request against ``MAX_CALL_REQUEST``, a call reply
 against the client's ``max_message_bytes``) before anything is allocated, and
-a malformed request closes that one connection.
+a malformed request closes that one connection. A connection must finish its
+handshake within ``HANDSHAKE_TIMEOUT``, and strangers in their handshake never
+take the place of authenticated clients (``BulkListener``; ``limits``).
 """
 
 from __future__ import annotations
@@ -62,10 +64,16 @@ import socket
 import struct
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
+from tensorfleet.transport import limits
+# The socket primitives live in sockio; bulk_client takes them from here.
+from tensorfleet.transport.sockio import (  # noqa: F401
+    KEEPALIVE_COUNT, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, POLL_SLICE, USER_TIMEOUT_MS, _Eof,
+    _Silent, _Stopped, _close, _configure, _read, _recv_exact, _send_all, consume,
+    peer_open)
 
 logger = logging.getLogger(__name__)
 
@@ -73,19 +81,19 @@ BULK_ENV = "TENSORFLEET_BULK"
 BULK_VERSION = 1
 MAGIC = b"TFLB"
 NONCE_BYTES = 16
-# How often a blocked socket call wakes up to look at its deadline or a stop request.
-POLL_SLICE = 0.1
 # The same for the listener's connections: longer, because an idle pooled connection
 # would otherwise cost its thread ten wakeups a second, and stop() wakes them anyway.
 SERVER_SLICE = 1.0
-HANDSHAKE_TIMEOUT = 10.0
+# A connection must prove it holds the token within this (limits).
+HANDSHAKE_TIMEOUT = limits.HANDSHAKE_TIMEOUT_SECS
 # Short: on a LAN a connect takes well under a millisecond, and a firewall that
 # drops packets must not stall the first big reply for long before the fallback.
 CONNECT_TIMEOUT = 2.0
 IDLE_TIMEOUT = 300.0
 # A client that reads nothing of a reply for this long is dropped.
 SEND_STALL_TIMEOUT = 60.0
-MAX_CONNECTIONS = 512
+# Authenticated connections; a low descriptor limit lowers it (limits.connection_caps).
+MAX_CONNECTIONS = limits.MAX_BULK_CONNECTIONS
 MAX_IDLE_PER_ENDPOINT = 8
 # Bigger call requests (a step that feeds a big batch) go over gRPC.
 MAX_CALL_REQUEST = 1 << 20
@@ -100,9 +108,6 @@ LIVENESS_TIMEOUT = 5.0
 # A side channel that could not be reached is tried again after this long, so a
 # server that was frozen or partitioned gets its fast path back.
 RETRY_AFTER = 30.0
-# TCP keepalive, for a peer whose machine or network goes away between calls.
-KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 2, 1, 3
-USER_TIMEOUT_MS = 5000
 
 KIND_FETCH = 0
 KIND_CALL = 1
@@ -122,10 +127,6 @@ _CALL = struct.Struct("<4sHHHHIQ")
 _REPLY = struct.Struct("<4sHHQ")
 _HEARTBEAT = _REPLY.pack(MAGIC, BULK_VERSION, STATUS_PENDING, 0)
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.]*/[A-Za-z][A-Za-z0-9_]*")
-try:
-    _IOV_MAX = max(16, min(os.sysconf("SC_IOV_MAX"), 1024))
-except (AttributeError, ValueError, OSError):
-    _IOV_MAX = 16
 
 Endpoint = Tuple[str, int, bytes]
 Buffer = Union[bytes, bytearray, memoryview, np.ndarray]
@@ -142,128 +143,10 @@ class BulkUnavailable(Exception):
     """The side channel of a server cannot be used (unreachable, or the handshake failed)."""
 
 
-class _Stopped(Exception):
-    """The listener is stopping; the connection's thread should end."""
-
-
-class _Silent(Exception):
-    """The peer sent nothing for ``LIVENESS_TIMEOUT`` seconds while a reply was due."""
-
-
-class _Eof(EOFError):
-    """The peer closed the connection after ``got`` bytes of a message."""
-
-    def __init__(self, got: int):
-        super().__init__(f"the peer closed the connection ({got} bytes into a message)")
-        self.got = got
-
-
-def _timeval(seconds: float) -> bytes:
-    sec = int(seconds)
-    return struct.pack("ll", sec, int((seconds - sec) * 1e6))
-
-
-def _configure(sock: socket.socket, slice_seconds: float = POLL_SLICE) -> None:
-    # Blocking mode with kernel-level timeouts rather than Python's timeout mode:
-    # the latter makes the descriptor non-blocking, which turns MSG_WAITALL into
-    # one short read per wakeup. The slices let loops check deadlines and stop flags.
-    # Socket buffers stay autotuned: fixed 1-4 MiB buffers measured no faster.
-    sock.settimeout(None)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(slice_seconds))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(slice_seconds))
-    # A machine that crashed or a cut network never closes the connection: the
-    # kernel gives up after a few seconds of unanswered probes (or unacknowledged
-    # data), like gRPC's keepalive, instead of after TCP's default two hours.
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    for name, value in (("TCP_KEEPIDLE", KEEPALIVE_IDLE), ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
-                        ("TCP_KEEPCNT", KEEPALIVE_COUNT), ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
-        option = getattr(socket, name, None)
-        if option is not None:
-            try:
-                sock.setsockopt(socket.IPPROTO_TCP, option, value)
-            except OSError:
-                pass  # not supported here; the heartbeats still catch a silent peer
-
-
 def _mac(key: bytes, role: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
     # The role keeps a MAC the server computed from being replayed as the client's.
     transcript = b"tensorfleet.bulk|%d|%s|" % (BULK_VERSION, role)
     return hmac.new(key, transcript + client_nonce + server_nonce, hashlib.sha256).digest()
-
-
-def _recv_exact(sock: socket.socket, view: memoryview, deadline: float,
-                stop: Optional[threading.Event] = None, stall: Optional[float] = None) -> None:
-    """Fills ``view`` from ``sock``; TimeoutError after ``deadline``, _Silent after
-    ``stall`` seconds without a byte, _Eof on a close."""
-    need, got = len(view), 0
-    last = time.monotonic() if stall is not None else 0.0
-    while got < need:
-        try:
-            k = sock.recv_into(view[got:], need - got, socket.MSG_WAITALL)
-        except (BlockingIOError, InterruptedError):
-            k = -1
-        if k == 0:
-            raise _Eof(got)
-        if k > 0:
-            got += k
-            if stall is not None:
-                last = time.monotonic()
-            continue
-        if stop is not None and stop.is_set():
-            raise _Stopped()
-        now = time.monotonic()
-        if now > deadline:
-            raise TimeoutError(f"received {got} of {need} bytes before the deadline")
-        if stall is not None and now - last > stall:
-            raise _Silent()
-
-
-def consume(views: List[memoryview], sent: int) -> None:
-    """Drops the first ``sent`` bytes from ``views`` after a partial ``sendmsg``."""
-    while sent:
-        if sent >= len(views[0]):
-            sent -= len(views.pop(0))
-        else:
-            views[0] = views[0][sent:]
-            sent = 0
-
-
-def _send_all(sock: socket.socket, parts: Sequence[memoryview], deadline: float,
-              stop: Optional[threading.Event] = None, stall: Optional[float] = None) -> None:
-    """Sends every byte of ``parts``; TimeoutError after ``deadline`` or ``stall`` idle seconds."""
-    views = [p for p in parts if len(p)]
-    last = time.monotonic()
-    while views:
-        try:
-            # A reply of many tensors has more parts than one sendmsg takes.
-            sent = sock.sendmsg(views[:_IOV_MAX])
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        now = time.monotonic()
-        if sent > 0:
-            last = now
-            consume(views, sent)
-            continue
-        if stop is not None and stop.is_set():
-            raise _Stopped()
-        if now > deadline or (stall is not None and now - last > stall):
-            raise TimeoutError("the peer read nothing before the deadline")
-
-
-def _read(sock: socket.socket, fmt: struct.Struct, deadline: float,
-          stop: Optional[threading.Event] = None, stall: Optional[float] = None) -> tuple:
-    buf = bytearray(fmt.size)
-    _recv_exact(sock, memoryview(buf), deadline, stop, stall)
-    return fmt.unpack(buf)
-
-
-def _close(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    sock.close()
 
 
 # ------------------------------------------------------------------------------ server
@@ -304,7 +187,11 @@ class BulkListener:
     """Serves parked responses, and calls of allowed methods, over authenticated TCP.
 
     Each connection has one thread, which also runs the handlers of the calls
-    made on it; at most ``max_connections`` connections (so threads) at once.
+    made on it. At most ``max_connections`` authenticated connections and
+    ``max_handshakes`` connections still in their handshake are held at once;
+    a handshake must end within ``HANDSHAKE_TIMEOUT``. When the handshakes are
+    full, a new connection displaces the oldest one: silent or slow strangers
+    never keep a real client out, as a client's handshake takes milliseconds.
 
     Args:
       host: the host to bind (the RPC server's own host); the port is ephemeral.
@@ -316,7 +203,9 @@ class BulkListener:
         status is ``STATUS_OK`` (parts: the reply message) or ``STATUS_ERROR``
         (parts: the JSON error). It decides which methods may be called, and must
         not raise (an exception closes the connection). None refuses every call.
-      max_connections: connections served at once; more are closed on accept.
+      max_connections: authenticated connections served at once; more are closed
+        on accept. None: ``limits.connection_caps`` (from the descriptor limit).
+      max_handshakes: connections in their handshake at once.
       idle_timeout: an authenticated connection with no request for this long is closed.
       max_call_request: the largest call request (name and frame) accepted.
     """
@@ -324,20 +213,27 @@ class BulkListener:
     def __init__(self, host: str, token: Optional[str],
                  take: Callable[[bytes], Optional[np.ndarray]], *,
                  call: Optional[CallHandler] = None,
-                 max_connections: int = MAX_CONNECTIONS,
+                 max_connections: Optional[int] = None,
+                 max_handshakes: int = limits.MAX_BULK_HANDSHAKES,
                  idle_timeout: float = IDLE_TIMEOUT,
                  max_call_request: int = MAX_CALL_REQUEST):
         self._host = host
         self._key = (token or "").encode("utf-8")
         self._take = take
         self._call = call
-        self._max_connections = int(max_connections)
+        self._max_connections = int(max_connections if max_connections is not None
+                                    else limits.connection_caps()[1])
+        self._max_handshakes = max(1, int(max_handshakes))
         self._idle_timeout = float(idle_timeout)
         self._max_call_request = int(max_call_request)
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._conns: Dict[socket.socket, threading.Thread] = {}
         self._busy: Dict[socket.socket, _Busy] = {}
+        # In arrival order, so the oldest is the one displaced.
+        self._handshaking: Dict[socket.socket, None] = {}
+        self._authenticated: Set[socket.socket] = set()
+        self._refusals = limits.RefusalLog(logger)
         self._sock: Optional[socket.socket] = None
         self._threads: List[threading.Thread] = []
         self._port = 0
@@ -416,19 +312,28 @@ class BulkListener:
                 if self._stopping.is_set():
                     break
                 # Out of descriptors, say: back off instead of spinning.
-                logger.warning("bulk side channel: accept failed: %s", e)
+                self._refusals.refused("-", f"bulk side channel: accept failed: {e}")
                 time.sleep(POLL_SLICE)
                 continue
             with self._lock:
-                full = len(self._conns) >= self._max_connections
-                if not full and not self._stopping.is_set():
+                refuse = len(self._authenticated) >= self._max_connections \
+                    or self._stopping.is_set()
+                if not refuse:
+                    if len(self._handshaking) >= self._max_handshakes:
+                        oldest = next(iter(self._handshaking))
+                        del self._handshaking[oldest]
+                        # Under the lock: its thread closes it only after leaving
+                        # _handshaking, so this never hits a reused descriptor.
+                        _shutdown(oldest)
                     thread = threading.Thread(target=self._serve, args=(sock, peer),
                                               daemon=True, name=f"tf-bulk-conn-{self._port}")
                     self._conns[sock] = thread
+                    self._handshaking[sock] = None
                     self._stats["accepted"] += 1
-            if full or self._stopping.is_set():
-                logger.warning("bulk side channel: closed a connection from %s (%d connections "
-                               "open)", peer, self._max_connections)
+            if refuse:
+                self._count("refused")
+                self._refusals.refused(str(peer), f"bulk side channel: closed a connection from "
+                                       f"{peer} ({self._max_connections} connections open)")
                 _close(sock)
                 continue
             thread.start()
@@ -455,7 +360,7 @@ class BulkListener:
         authenticated = False
         try:
             _configure(sock, min(SERVER_SLICE, self._idle_timeout))
-            authenticated = self._handshake(sock, peer)
+            authenticated = self._handshake(sock, peer) and self._admit(sock, peer)
             if authenticated:
                 self._serve_requests(sock, peer)
         except _Stopped:
@@ -467,18 +372,37 @@ class BulkListener:
             # TimeoutError is an OSError: an idle or stalled client; nothing to report.
             logger.debug("bulk side channel: connection from %s ended: %s", peer, e)
         finally:
+            with self._lock:
+                self._handshaking.pop(sock, None)
+                self._authenticated.discard(sock)
+                self._busy.pop(sock, None)
             _close(sock)
             with self._lock:
                 self._conns.pop(sock, None)
-                self._busy.pop(sock, None)
+
+    def _admit(self, sock: socket.socket, peer: object) -> bool:
+        """Moves a connection that passed the handshake among the authenticated ones,
+        if there is room; False if it was displaced meanwhile or there is none."""
+        with self._lock:
+            if sock not in self._handshaking:
+                return False
+            del self._handshaking[sock]
+            full = len(self._authenticated) >= self._max_connections
+            if not full:
+                self._authenticated.add(sock)
+        if full:
+            self._refusals.refused(str(peer), f"bulk side channel: closed a connection from "
+                                   f"{peer} ({self._max_connections} connections open)")
+        return not full
 
     def _handshake(self, sock: socket.socket, peer: object) -> bool:
         deadline = time.monotonic() + HANDSHAKE_TIMEOUT
         magic, version, flags, client_nonce = _read(sock, _HELLO, deadline, self._stopping)
         if magic != MAGIC or version != BULK_VERSION or flags:
             self._count("refused")
-            logger.warning("bulk side channel: %s is not a tensorfleet bulk client of this "
-                           "release (magic %r, version %d); closed", peer, magic, version)
+            self._refusals.refused(str(peer), f"bulk side channel: {peer} is not a tensorfleet "
+                                   f"bulk client of this release (magic {magic!r}, version "
+                                   f"{version}); closed")
             return False
         server_nonce = os.urandom(NONCE_BYTES)
         mac = _mac(self._key, b"server", client_nonce, server_nonce)
@@ -493,7 +417,8 @@ class BulkListener:
                   self._stopping)
         if not ok:
             self._count("refused")
-            logger.warning("bulk side channel: rejected %s: invalid cluster token", peer)
+            self._refusals.refused(str(peer), f"bulk side channel: rejected {peer}: invalid "
+                                   "cluster token")
         return ok
 
     def _bad_request(self, peer: object, why: str) -> None:
@@ -554,8 +479,11 @@ class BulkListener:
         busy = _Busy(time.monotonic() + HEARTBEAT_INTERVAL)
         with self._lock:
             self._busy[sock] = busy
+        # The handler's waits end when the client hangs up (limits.CallScope).
+        scope = limits.CallScope(None, lambda: peer_open(sock))
         try:
-            status, parts, total = self._call(name, memoryview(buf)[name_len:])
+            with limits.serving(scope):
+                status, parts, total = self._call(name, memoryview(buf)[name_len:])
         except Exception:  # noqa: BLE001 - the contract says it does not raise; stay up anyway
             logger.exception("bulk side channel: the call handler of %s failed", name)
             return False
@@ -573,6 +501,14 @@ class BulkListener:
         # reply with tensors that nothing updates meanwhile (protocol.BULK_METHODS).
         _send_all(sock, views, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
         return True
+
+
+def _shutdown(sock: socket.socket) -> None:
+    """Wakes the thread blocked on ``sock`` with an end of stream; it closes ``sock``."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _heartbeat(sock: socket.socket) -> None:

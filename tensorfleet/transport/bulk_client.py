@@ -1,6 +1,12 @@
 """The client side of the tensor side channel (see ``bulk``): authenticated
 connections to other tasks' listeners, pooled and reused, over which a client
-redeems parked replies and makes side-channel calls."""
+redeems parked replies and makes side-channel calls.
+
+A call's deadline is looked at after every wakeup of its receive (at least every
+``POLL_SLICE``), whether or not bytes arrived: heartbeats, or a reply trickling
+in, never carry a call past its deadline. ``BulkPool.close_all`` wakes the calls
+still waiting on the pool's connections.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,10 @@ import hmac
 import logging
 import os
 import socket
+import struct
 import threading
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -23,10 +30,44 @@ from tensorfleet.transport.bulk import (  # noqa: F401 - the wire protocol is bu
     MAX_IDLE_PER_ENDPOINT, MAX_NAME_BYTES, NONCE_BYTES, RETRY_AFTER, STATUS_ERROR,
     STATUS_NOT_FOUND, STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE, _Eof,
     _HELLO, _NAME_RE, _PROOF, _REPLY, _REQUEST, _Silent, _VERDICT, _close, _configure, _mac,
-    _read, _recv_exact, _send_all)
+    _send_all)
 
 # One logger for the whole side channel, server and client halves.
 logger = logging.getLogger("tensorfleet.transport.bulk")
+
+
+def _recv_by(sock: socket.socket, view: memoryview, deadline: float,
+             stall: Optional[float] = None) -> None:
+    """Fills ``view`` from ``sock``: TimeoutError once ``deadline`` has passed, even
+    while bytes still arrive; _Silent after ``stall`` seconds without a byte; _Eof
+    when the peer closes (or the pool's ``close_all`` shut the connection down)."""
+    need, got = len(view), 0
+    last = time.monotonic()
+    while got < need:
+        try:
+            # Returns within the socket's receive slice (POLL_SLICE) with what came.
+            k = sock.recv_into(view[got:], need - got, socket.MSG_WAITALL)
+        except (BlockingIOError, InterruptedError):
+            k = -1
+        if k == 0:
+            raise _Eof(got)
+        now = time.monotonic()
+        if k > 0:
+            got += k
+            last = now
+            if got == need:
+                return
+        if now > deadline:
+            raise TimeoutError(f"received {got} of {need} bytes before the deadline")
+        if stall is not None and now - last > stall:
+            raise _Silent()
+
+
+def _read_by(sock: socket.socket, fmt: struct.Struct, deadline: float,
+             stall: Optional[float] = None) -> tuple:
+    buf = bytearray(fmt.size)
+    _recv_by(sock, memoryview(buf), deadline, stall)
+    return fmt.unpack(buf)
 
 
 def connect(host: str, port: int, token: Optional[str], deadline: float) -> socket.socket:
@@ -54,7 +95,7 @@ def connect(host: str, port: int, token: Optional[str], deadline: float) -> sock
         _configure(sock)
         client_nonce = os.urandom(NONCE_BYTES)
         _send_all(sock, [memoryview(_HELLO.pack(MAGIC, BULK_VERSION, 0, client_nonce))], limit)
-        magic, version, flags, server_nonce, mac = _read(sock, _CHALLENGE, limit)
+        magic, version, flags, server_nonce, mac = _read_by(sock, _CHALLENGE, limit)
         if magic != MAGIC or version != BULK_VERSION or flags:
             raise BulkUnavailable(f"port {port} does not speak this release's bulk protocol")
         if not hmac.compare_digest(mac, _mac(key, b"server", client_nonce, server_nonce)):
@@ -62,7 +103,7 @@ def connect(host: str, port: int, token: Optional[str], deadline: float) -> sock
                                   "cluster token")
         proof = _mac(key, b"client", client_nonce, server_nonce)
         _send_all(sock, [memoryview(_PROOF.pack(MAGIC, BULK_VERSION, 0, proof))], limit)
-        magic, version, verdict = _read(sock, _VERDICT, limit)
+        magic, version, verdict = _read_by(sock, _VERDICT, limit)
         if magic != MAGIC or version != BULK_VERSION or verdict != VERDICT_ACCEPTED:
             raise BulkUnavailable(f"the listener on port {port} refused this process's "
                                   "cluster token")
@@ -101,6 +142,9 @@ class BulkPool:
     closes it. A side channel that cannot be reached is remembered (per gRPC
     address and bulk port) and logged; fetches and calls then go over gRPC
     until ``retry_after`` seconds have passed, when it is tried again.
+    ``close_all`` closes the idle connections and wakes the fetches and calls
+    still waiting on the others (they fail with UnavailableError); ``discard``
+    drops the idle connections to one server, as when it stopped.
     """
 
     def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT, retry_after: float = RETRY_AFTER):
@@ -108,6 +152,12 @@ class BulkPool:
         self._retry_after = float(retry_after)
         self._lock = threading.Lock()
         self._idle: Dict[Endpoint, List[socket.socket]] = {}
+        # Connections taken by a fetch or call, for close_all to wake.
+        self._busy: Set[socket.socket] = set()
+        # gRPC address -> the endpoints of its side channel this pool has used.
+        self._endpoints: Dict[str, Set[Endpoint]] = {}
+        # How many times close_all ran: a call woken by it must not retry.
+        self._closes = 0
         # (address, port) -> (why, when to try again)
         self._unreachable: Dict[Tuple[str, int], Tuple[str, float]] = {}
         self._logged: set = set()
@@ -139,8 +189,9 @@ class BulkPool:
           TimeoutError: ``deadline`` passed.
         """
         host, _ = auth.split_address(address)
-        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        endpoint = self._endpoint(address, host, port, token)
         while True:
+            closes = self._closes
             sock = self._checkout(endpoint)
             reused = sock is not None
             if sock is None:
@@ -148,13 +199,14 @@ class BulkPool:
             try:
                 out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}")
             except _Stale:
-                _close(sock)
+                self._drop(sock)
+                self._check_not_closed(closes, host, port)
                 continue
             except errors.AbortedError:
                 self._checkin(endpoint, sock)  # a clean "not found" leaves it usable
                 raise
             except BaseException:
-                _close(sock)
+                self._drop(sock)
                 raise
             self._checkin(endpoint, sock)
             return out
@@ -183,12 +235,13 @@ class BulkPool:
                 None, None, f"cannot call {name!r} with {total} bytes over the side channel")
         raw = name.encode("ascii")
         host, _ = auth.split_address(address)
-        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        endpoint = self._endpoint(address, host, port, token)
         views = [memoryview(_CALL.pack(MAGIC, BULK_VERSION, KIND_CALL, len(raw), 0, total, 0)),
                  memoryview(raw)]
         views.extend(memoryview(p).cast("B") for p in parts)
         stale = False
         while True:
+            closes = self._closes
             sock = self._checkout(endpoint)
             reused = sock is not None
             if sock is None:
@@ -206,18 +259,33 @@ class BulkPool:
             try:
                 out = _call_on(sock, views, deadline, max_reply, reused, f"{host}:{port}")
             except _Stale:
-                _close(sock)
+                self._drop(sock)
+                self._check_not_closed(closes, host, port)
                 stale = True
                 continue
             except BaseException:
                 # Timed out, broken or refused: its state is unknown, never reuse it.
-                _close(sock)
+                self._drop(sock)
                 raise
             if out[0] == STATUS_OK:
                 self._checkin(endpoint, sock)
             else:
-                _close(sock)
+                self._drop(sock)
             return out
+
+    def _endpoint(self, address: str, host: str, port: int, token: Optional[str]) -> Endpoint:
+        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+        with self._lock:
+            self._endpoints.setdefault(address, set()).add(endpoint)
+        return endpoint
+
+    def _check_not_closed(self, closes: int, host: str, port: int) -> None:
+        """A connection that close_all shut down looks like one the server closed
+        while idle; the call must fail then, not go on over a new connection."""
+        if self._closes != closes:
+            raise errors.UnavailableError(
+                None, None, f"lost the bulk connection to {host}:{port}: the connection "
+                "pool was closed")
 
     def _connect(self, address: str, host: str, port: int, token: Optional[str],
                  deadline: float) -> socket.socket:
@@ -226,6 +294,8 @@ class BulkPool:
         except BulkUnavailable as e:
             self._mark_unreachable(address, port, str(e))
             raise
+        with self._lock:
+            self._busy.add(sock)
         if (address, port) in self._unreachable:
             with self._lock:
                 self._unreachable.pop((address, port), None)
@@ -249,27 +319,55 @@ class BulkPool:
                 if not idle:
                     return None
                 sock = idle.pop()
+                self._busy.add(sock)
             if _alive(sock):
                 return sock
-            _close(sock)  # the server closed it (idle timeout, restart): try the next
+            self._drop(sock)  # the server closed it (idle timeout, restart): try the next
 
     def _checkin(self, endpoint: Endpoint, sock: socket.socket) -> None:
         with self._lock:
+            self._busy.discard(sock)
             idle = self._idle.setdefault(endpoint, [])
             if len(idle) < self._max_idle:
                 idle.append(sock)
                 return
         _close(sock)
 
+    def _drop(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._busy.discard(sock)
+        _close(sock)
+
+    def discard(self, address: str) -> None:
+        """Closes the idle connections to the side channel of the server at ``address``
+        (it stopped: they are dead, and would hold their descriptors until reused)."""
+        with self._lock:
+            endpoints = self._endpoints.pop(address, set())
+            socks = [sock for endpoint in endpoints for sock in self._idle.pop(endpoint, [])]
+        for sock in socks:
+            _close(sock)
+
     def close_all(self) -> None:
-        """Closes every idle connection and forgets which side channels failed."""
+        """Closes every idle connection, wakes the fetches and calls waiting on the
+        others (they fail with UnavailableError), and forgets which side channels
+        failed."""
         with self._lock:
             idle, self._idle = self._idle, {}
+            busy = list(self._busy)
+            self._endpoints.clear()
             self._unreachable.clear()
             self._logged.clear()
+            self._closes += 1
         for socks in idle.values():
             for sock in socks:
                 _close(sock)
+        for sock in busy:
+            # Only shut down: the thread waiting on it closes it, so its descriptor
+            # cannot be reused under that thread.
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 def _lost(where: str, e: BaseException, during: str = "") -> errors.UnavailableError:
@@ -286,7 +384,7 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
     try:
         _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, KIND_FETCH, key))],
                   deadline)
-        magic, version, status, declared = _read(sock, _REPLY, deadline)
+        magic, version, status, declared = _read_by(sock, _REPLY, deadline)
     except TimeoutError:
         raise
     except (_Eof, OSError) as e:
@@ -308,7 +406,7 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
             f"where the response handle announced {total}")
     out = buffers.take(total)  # reused memory: no page faults for a recurring size
     try:
-        _recv_exact(sock, memoryview(out), deadline)
+        _recv_by(sock, memoryview(out), deadline)
     except TimeoutError:
         raise
     except (_Eof, OSError) as e:
@@ -323,11 +421,13 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
     try:
         _send_all(sock, views, deadline)
         while True:
-            magic, version, status, declared = _read(sock, _REPLY, deadline, None,
-                                                     LIVENESS_TIMEOUT)
+            magic, version, status, declared = _read_by(sock, _REPLY, deadline,
+                                                        LIVENESS_TIMEOUT)
             if magic == MAGIC and version == BULK_VERSION and status == STATUS_PENDING \
                     and declared == 0:
                 beats += 1  # the handler is still running (a long-poll, say)
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the deadline passed after {beats} heartbeats")
                 continue
             break
     except TimeoutError:
@@ -355,7 +455,7 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
     # A reply lands in a message buffer: its tensors reach the user without a copy.
     out = buffers.take(declared) if status == STATUS_OK else np.empty(declared, np.uint8)
     try:
-        _recv_exact(sock, memoryview(out), deadline, None, LIVENESS_TIMEOUT)
+        _recv_by(sock, memoryview(out), deadline, LIVENESS_TIMEOUT)
     except TimeoutError:
         raise
     except (_Eof, _Silent, OSError) as e:

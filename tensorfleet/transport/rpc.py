@@ -44,6 +44,10 @@ Errors: an ``OpError`` raised by a handler becomes a gRPC status with the same
 code plus JSON trailing metadata (message, op, task), from which the client
 re-raises the same subclass; over the side channel the same JSON is the error
 reply. Any other exception becomes INTERNAL with its text.
+
+Limits (``limits``): the server caps its connections and drops those that do not
+finish their handshake within seconds, and runs each handler in a
+``limits.CallScope``, so that its waits end at the caller's deadline.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ import grpc
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, buffers, bulk, wire
+from tensorfleet.transport import auth, buffers, bulk, limits, wire
 
 logger = logging.getLogger(__name__)
 
@@ -336,11 +340,13 @@ class RpcServer:
             raise errors.FailedPreconditionError(None, None, "RpcServer.start called twice")
         _check_port_free(self._address)
         tune_malloc()
+        limits.raise_fd_limit()  # before the connection caps are derived from it
         executor = futures.ThreadPoolExecutor(self._max_workers, thread_name_prefix="tf-rpc")
         interceptors = [auth.TokenInterceptor(self._token)] if self._token else []
         server = grpc.server(
             executor, interceptors=interceptors,
-            options=_COMMON_OPTIONS + _SERVER_KEEPALIVE + [("grpc.so_reuseport", 0)])
+            options=_COMMON_OPTIONS + _SERVER_KEEPALIVE + limits.grpc_server_options()
+            + [("grpc.so_reuseport", 0)])
         for service, methods in self._services.items():
             server.add_generic_rpc_handlers((self._generic_handler(service, methods),))
         try:
@@ -464,7 +470,9 @@ class RpcServer:
     def _serve(self, name: str, fn: Handler, frame: Callable[[], wire.Buffer],
                context: grpc.ServicerContext) -> bytes:
         try:
-            parts, total = self._run(name, fn, frame())
+            # The handler's waits end at the caller's deadline (limits.CallScope).
+            with limits.serving(limits.CallScope.of_grpc(context)):
+                parts, total = self._run(name, fn, frame())
             return self._reply(parts, total)
         except errors.OpError as e:
             failure = e

@@ -26,13 +26,14 @@ import logging
 import math
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import grpc
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.runtime.threads import DaemonPool
 from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
 
 logger = logging.getLogger(__name__)
@@ -46,10 +47,12 @@ _MAX_BULK_METHODS = 1024
 # Runs the calls ``call_async`` cannot leave to gRPC's own thread (streamed requests,
 # side-channel calls, and fetching a parked reply once its handle arrived). A
 # RunGraph may block for as long as its step waits (on a queue, say), so the pool
-# must not run out while tasks wait on each other: the executor starts a thread
-# only when none is idle, and this bound is far above any real cluster's fan-out.
+# must not run out while tasks wait on each other: the pool starts a thread only
+# when none is idle, and this bound is far above any real cluster's fan-out. Its
+# threads are daemons: a call still waiting when the program ends (a chief's
+# aggregation step waiting for gradients) does not keep the process alive.
 ASYNC_THREADS = 1024
-_ASYNC_POOL = ThreadPoolExecutor(max_workers=ASYNC_THREADS, thread_name_prefix="tf-rpc-async")
+_ASYNC_POOL = DaemonPool(ASYNC_THREADS, "tf-rpc-async")
 
 SideChannel = Tuple[int, FrozenSet[str]]
 

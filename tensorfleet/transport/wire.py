@@ -22,12 +22,17 @@ input ``DataLossError``; nothing else escapes ``decode``.
 Messages larger than one gRPC message travel as a *chunk stream*: a 16-byte
 stream header (magic b"TFLS", version, flags, total size u64) followed by the
 frame cut into chunks of ``CHUNK_BYTES``; ``reassemble`` copies them into one
-preallocated buffer once the declared total is known to be within limits.
+buffer of the declared total, reserved only once a ``1/RESERVE_RATIO`` share of
+it has arrived: a header that declares 2 GiB and sends nothing costs nothing.
+
+Header numbers must be finite: ``1e400`` (which would read as infinity), ``NaN``
+and ``Infinity`` are refused, so no handler ever sees a non-finite timeout or size.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -45,6 +50,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 2 << 30
 MAX_RANK = 32
 MAX_HEADER_DEPTH = 64
 ALIGN = 8
+# reassemble reserves a stream's buffer once 1/RESERVE_RATIO of its bytes are in.
+RESERVE_RATIO = 4
 
 _PREFIX = struct.Struct("<4sHHII")
 _STREAM_HEADER = struct.Struct("<4sHHQ")
@@ -200,8 +207,21 @@ def _reject_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     return out
 
 
+class _NonFinite(ValueError):
+    """A header number that is not finite."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-standard JSON constant {name}")
+    raise _NonFinite(f"the non-standard JSON constant {name} is not a finite number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise _NonFinite(f"the number {shown} is out of range (it would read as "
+                         f"{value}); header numbers must be finite")
+    return value
 
 
 def _check_depth(value: Any, limit: int) -> None:
@@ -220,7 +240,9 @@ def _decode_header(raw: bytes) -> Dict[str, Any]:
     try:
         text = raw.decode("utf-8")
         header = json.loads(text, object_pairs_hook=_reject_duplicates,
-                            parse_constant=_reject_constant)
+                            parse_constant=_reject_constant, parse_float=_finite_float)
+    except _NonFinite as e:
+        raise _invalid(f"header holds a number that is not finite: {e}") from None
     except RecursionError:
         raise _invalid(f"header nests deeper than {MAX_HEADER_DEPTH} levels") from None
     except ValueError as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -425,10 +447,13 @@ def iter_chunks(parts: Sequence[Buffer], chunk_bytes: int = CHUNK_BYTES) -> Iter
 
 def reassemble(chunks: Iterable[Buffer], total: int,
                max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> np.ndarray:
-    """Copies ``chunks`` into one preallocated buffer of exactly ``total`` bytes.
+    """Copies ``chunks`` into one buffer of exactly ``total`` bytes.
 
-    ``total`` is checked against ``max_message_bytes`` before allocating. The
-    buffer is an uninitialised uint8 array (no zero-fill pass); pass it to
+    ``total`` is checked against ``max_message_bytes``, and the buffer is
+    reserved only once ``total / RESERVE_RATIO`` bytes have arrived (until then
+    the chunks themselves are kept): a sender that declares a size and never
+    sends its bytes gets at most ``RESERVE_RATIO`` times what it sent reserved.
+    The buffer is an uninitialised uint8 array (no zero-fill pass); pass it to
     ``decode``, whose arrays then are writable views of it.
 
     Raises:
@@ -437,18 +462,30 @@ def reassemble(chunks: Iterable[Buffer], total: int,
     """
     if total < 0 or total > max_message_bytes:
         raise _invalid(f"declared size {total} is outside 0..{max_message_bytes}")
-    out = buffers.take(total)
+    out: Optional[np.ndarray] = None
+    early: List[np.ndarray] = []  # chunks that came before the buffer was reserved
     filled = 0
     for chunk in chunks:
         piece = np.frombuffer(chunk, dtype=np.uint8)
         n = piece.size
         if n > total - filled:
             raise _invalid(f"chunks carry more than the declared {total} bytes")
-        out[filled:filled + n] = piece
-        filled += n
+        if out is None:
+            early.append(piece)
+            filled += n
+            if filled * RESERVE_RATIO >= total:
+                out = buffers.take(total)
+                pos = 0
+                for held in early:
+                    out[pos:pos + held.size] = held
+                    pos += held.size
+                early = []
+        else:
+            out[filled:filled + n] = piece
+            filled += n
     if filled != total:
         raise _truncated(f"chunk stream ended after {filled} of {total} bytes")
-    return out
+    return out if out is not None else buffers.take(0)
 
 
 __all__ = [
