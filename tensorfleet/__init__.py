@@ -25,6 +25,10 @@ from tensorfleet.ops.init_ops import *  # noqa: F401,F403
 from tensorfleet.ops.control_flow_ops import *  # noqa: F401,F403
 from tensorfleet.ops.data_flow_ops import *  # noqa: F401,F403
 from tensorfleet.ops.accumulator_ops import *  # noqa: F401,F403
+from tensorfleet.ops.string_ops import *  # noqa: F401,F403
+from tensorfleet.ops.parsing_ops import *  # noqa: F401,F403
+from tensorfleet.ops.sparse_ops import *  # noqa: F401,F403
+from tensorfleet.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
 from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorfleet.distributed.cluster import (  # noqa: F401
@@ -35,6 +39,8 @@ from tensorfleet import layers, losses  # noqa: F401,E402  (tf.layers, tf.losses
 from tensorfleet import data, estimator  # noqa: F401,E402  (tf.data, tf.estimator)
 from tensorfleet.estimator import metrics  # noqa: F401,E402  (tf.metrics)
 from tensorfleet import gfile, tf_logging as logging  # noqa: F401,E402  (tf.gfile, tf.logging)
+from tensorfleet import sparse  # noqa: F401,E402  (tf.sparse)
+from tensorfleet import io_tfrecord as python_io  # noqa: F401,E402  (tf.python_io)
 
 __version__ = "0.1.0"
 

@@ -7,6 +7,7 @@ training example of the seed documents calls; it is the same function as
 
 import types
 
+from tensorfleet.ops import embedding_ops as _embedding_ops
 from tensorfleet.training import device_setter as _device_setter
 from tensorfleet.training import training_util as _training_util
 
@@ -25,4 +26,9 @@ training = types.SimpleNamespace(
 )
 """``tf.contrib.training``: ps placement strategies for ``replica_device_setter``."""
 
-__all__ = ["framework", "training"]
+layers = types.SimpleNamespace(
+    safe_embedding_lookup_sparse=_embedding_ops.safe_embedding_lookup_sparse,
+)
+"""``tf.contrib.layers``: the sparse embedding lookup that tolerates invalid ids."""
+
+__all__ = ["framework", "training", "layers"]

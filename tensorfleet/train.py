@@ -39,3 +39,6 @@ from tensorfleet.training.monitored_session import (  # noqa: F401,E402
     ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
     SingularMonitoredSession, WorkerSessionCreator)
 from tensorfleet.training.supervisor import Supervisor  # noqa: F401,E402
+from tensorfleet.protos.example_pb2 import (  # noqa: F401,E402
+    BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
+    SequenceExample)

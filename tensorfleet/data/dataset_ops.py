@@ -34,10 +34,12 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.data import readers
 from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan, flatten,
                                            map_structure, pack_sequence_as)
 from tensorfleet.framework.graph import Graph, Tensor, convert_to_tensor
 from tensorfleet.framework.tensor_shape import as_shape
+from tensorfleet.ops.array_ops import placeholder
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +48,9 @@ _UNARY = frozenset({
     "Identity", "StopGradient", "Cast", "Abs", "Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1",
     "Log", "Log1p", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Selu", "Softplus", "LeakyRelu",
     "Sign", "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos", "LogicalNot", "IsNan",
-    "IsFinite", "IsInf", "ZerosLike", "OnesLike"})
+    "IsFinite", "IsInf", "ZerosLike", "OnesLike",
+    # String parsing, value by value (DecodeRaw adds one trailing dimension).
+    "DecodeCSV", "StringToNumber", "DecodeRaw"})
 _BINARY = frozenset({
     "Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Pow",
     "SquaredDifference", "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
@@ -235,7 +239,43 @@ class Dataset:
         return Dataset({"kind": "range", "start": start, "stop": stop, "step": step}, [],
                        ComponentSpec(_dtypes.int64, []))
 
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: Optional[bool] = None,
+                   seed: Optional[int] = None) -> "Dataset":
+        """The files matching ``file_pattern``, shuffled unless ``shuffle=False``
+        (see ``tf.data`` readers)."""
+        names = readers.match_files(file_pattern)
+        ds = Dataset.from_tensor_slices(names)
+        if shuffle is None or shuffle:
+            ds = ds.shuffle(len(names), seed=seed)
+        return ds
+
     # -- transformations ------------------------------------------------------------------
+    def interleave(self, map_func: Callable[[Any], "Dataset"], cycle_length: Any,
+                   block_length: Any = 1, num_parallel_calls: Any = None) -> "Dataset":
+        """Reads the file data sets ``map_func(filename)`` of this data set of file names,
+        ``cycle_length`` at a time, ``block_length`` records from each in turn.
+
+        ``map_func`` must return ``TextLineDataset(filename)`` or
+        ``TFRecordDataset(filename)`` of its argument, optionally followed by ``skip``,
+        ``take``, ``shard`` or ``repeat`` (a CSV header is dropped with ``.skip(1)``):
+        the reader and those stages become one stage of this pipeline, so the files are
+        opened where the iterator runs.
+        """
+        cycle = _count(cycle_length, "cycle_length", 1)
+        block = _count(block_length, "block_length", 1)
+        readers.check_file_names(self)
+        g = Graph()
+        with g.as_default():
+            name = placeholder(_dtypes.string, [], name="filename")
+            inner = map_func(name)
+        stage = readers.interleave_stage(inner, name, cycle, block)
+        return self._with(stage, ComponentSpec(_dtypes.string, []))
+
+    def flat_map(self, map_func: Callable[[Any], "Dataset"]) -> "Dataset":
+        """The file data sets ``map_func(filename)`` one after the other."""
+        return self.interleave(map_func, cycle_length=1, block_length=1)
+
     def _with(self, stage: Any, spec: Any = None) -> "Dataset":
         return Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
                        self._spec if spec is None else spec)
@@ -322,7 +362,9 @@ class Dataset:
         stages = [s for s in self._stages if isinstance(s, dict)]
         raw = self._source_spec
         for s in stages:
-            if s["op"] == "batch":
+            if s["op"] == "interleave":
+                raw = ComponentSpec(_dtypes.string, [])
+            elif s["op"] == "batch":
                 dim = s["batch_size"] if s["drop_remainder"] else None
                 raw = map_structure(lambda c, d=dim: c.batched(d), raw)
         maps = [s for s in self._stages if isinstance(s, _MapStage)]
@@ -358,4 +400,55 @@ class Dataset:
                f"types: {self.output_types}>"
 
 
-__all__ = ["Dataset"]
+def _file_dataset(reader: str, filenames: Any, compression_type: Any, buffer_size: Any,
+                  what: str) -> Dataset:
+    if buffer_size is not None:
+        _count(buffer_size, f"{what} buffer_size", 0)
+    return Dataset(readers.file_source(reader, compression_type, what),
+                   [readers.filenames(filenames, what)], ComponentSpec(_dtypes.string, []))
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files, in order, without their line endings.
+
+    Files are opened by the task that runs the iterator, lazily, one chunk at a time;
+    every element is one line as a string scalar.
+
+    Args:
+      filenames: a file name or a list/vector of them (a string Tensor works with an
+        initializable iterator).
+      compression_type: ``""`` (none), ``"GZIP"`` or ``"ZLIB"``.
+      buffer_size: accepted for compatibility (files are read 256 KiB at a time).
+    """
+
+    def __init__(self, filenames: Any, compression_type: Any = None, buffer_size: Any = None):
+        ds = _file_dataset("text", filenames, compression_type, buffer_size, "TextLineDataset")
+        super().__init__(ds._source, ds._leaves, ds._source_spec)
+
+
+class TFRecordDataset(Dataset):
+    """The records of one or more TFRecord files, in order, as strings.
+
+    Args as for ``TextLineDataset``; a damaged record raises ``DataLossError`` from
+    ``get_next`` naming the file and offset.
+    """
+
+    def __init__(self, filenames: Any, compression_type: Any = None, buffer_size: Any = None,
+                 num_parallel_reads: Any = None):
+        parallel = 1 if num_parallel_reads is None else \
+            _count(num_parallel_reads, "TFRecordDataset num_parallel_reads", 1)
+        ds = _file_dataset("tfrecord", filenames, compression_type, buffer_size,
+                           "TFRecordDataset")
+        if parallel > 1:
+            # As TensorFlow defines it: records of `parallel` files at a time, in turn.
+            names = ds._leaves[0]
+            if isinstance(names, Tensor):
+                raise errors.UnimplementedError(
+                    None, None, "TFRecordDataset: num_parallel_reads > 1 needs file names "
+                    "known when the data set is built")
+            ds = Dataset.from_tensor_slices(names).interleave(
+                lambda f: TFRecordDataset(f, compression_type), cycle_length=parallel)
+        super().__init__(ds._source, ds._leaves, ds._source_spec, ds._stages, ds._spec)
+
+
+__all__ = ["Dataset", "TextLineDataset", "TFRecordDataset"]

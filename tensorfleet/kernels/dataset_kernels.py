@@ -28,6 +28,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.reader_kernels import FileRecords, Interleave, check_reader
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 logger = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 # Iterators share the default container with variables and queues; the prefix
 # keeps their names apart from those.
 RESOURCE_PREFIX = "_iterator/"
-STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip")
+STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave")
 _MAX_INT = 2 ** 62
 
 
@@ -51,7 +52,8 @@ def _int(stage: Dict[str, Any], key: str, lo: int, op_name: Optional[str]) -> in
     return int(v)
 
 
-def validate_stages(stages: Any, op_name: Optional[str] = None) -> List[Dict[str, Any]]:
+def validate_stages(stages: Any, op_name: Optional[str] = None,
+                    inner: bool = False) -> List[Dict[str, Any]]:
     """Checks a stage list received as attrs; InvalidArgumentError naming the bad field.
 
     The same checks run when a ``Dataset`` is built, so a user sees the error at
@@ -78,6 +80,13 @@ def validate_stages(stages: Any, op_name: Optional[str] = None) -> List[Dict[str
                                         f"non-negative ints, got {seed!r}")
         elif kind == "batch":
             _int(st, "batch_size", 1, op_name)
+        elif kind == "interleave":
+            if inner:
+                raise _invalid(op_name, "Dataset.interleave cannot be nested")
+            check_reader(st.get("reader"), op_name)
+            _int(st, "cycle_length", 1, op_name)
+            _int(st, "block_length", 1, op_name)
+            st = dict(st, stages=validate_stages(st.get("stages"), op_name, inner=True))
         else:  # repeat, take, skip: -1 means "all" / "forever"
             _int(st, "count", -1, op_name)
         out.append(dict(st))
@@ -185,10 +194,12 @@ class _Skip:
         return itertools.islice(iter(self.up), self.count, None)
 
 
-def build_pipeline(num_rows: int, stages: Sequence[Dict[str, Any]]) -> Iterable[Any]:
-    """The re-iterable chain of ``stages`` over rows ``0 .. num_rows-1`` (no I/O, no values:
-    tests drive it directly)."""
-    node: Iterable[Any] = _Rows(num_rows)
+def build_pipeline(num_rows: Any, stages: Sequence[Dict[str, Any]],
+                   resolve: Any = None) -> Iterable[Any]:
+    """The re-iterable chain of ``stages`` over rows ``0 .. num_rows-1`` (or over the
+    re-iterable ``num_rows``, e.g. file records). ``resolve(row)`` gives the file name an
+    ``interleave`` stage opens for an upstream row."""
+    node: Iterable[Any] = _Rows(num_rows) if isinstance(num_rows, int) else num_rows
     for st in stages:
         kind = st["op"]
         if kind == "shard":
@@ -202,9 +213,34 @@ def build_pipeline(num_rows: int, stages: Sequence[Dict[str, Any]]) -> Iterable[
             node = _Batch(node, int(st["batch_size"]), bool(st.get("drop_remainder", False)))
         elif kind == "take":
             node = _Take(node, int(st["count"]))
+        elif kind == "interleave":
+            node = Interleave(node, _inner_maker(st, resolve), int(st["cycle_length"]),
+                              int(st["block_length"]))
         else:
             node = _Skip(node, int(st["count"]))
     return node
+
+
+def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
+    reader = st["reader"]
+    if resolve is None:
+        raise _invalid(None, "Dataset.interleave needs a data set of file names upstream")
+
+    def make(row: Any) -> Iterable[Any]:
+        files = FileRecords([resolve(row)], reader["reader"], reader.get("compression"))
+        return build_pipeline(files, st["stages"])
+    return make
+
+
+def _string_scalars(components: Sequence[Any], op_name: Optional[str]) -> List[Any]:
+    if len(components) != 1:
+        raise _invalid(op_name, f"A file data set takes one component (the file names), got "
+                                f"{len(components)}")
+    names = np.asarray(components[0], dtype=object).reshape(-1)
+    for n in names:
+        if not isinstance(n, (bytes, str)):
+            raise _invalid(op_name, f"File names must be strings, got {type(n).__name__}")
+    return list(names)
 
 
 class IteratorResource:
@@ -226,7 +262,13 @@ class IteratorResource:
         """(Re)starts the iterator at the beginning of the pipeline over ``components``;
         with ``only_once`` an iterator that already started is left where it is."""
         kind = source.get("kind") if isinstance(source, dict) else None
-        if kind == "slices":
+        resolve = None
+        if kind == "files":
+            check_reader(source, op_name)
+            root: Any = FileRecords(_string_scalars(components, op_name), source["reader"],
+                                    source.get("compression"))
+            gather = _values_gather
+        elif kind == "slices":
             if not components:
                 raise _invalid(op_name, "from_tensor_slices needs at least one component")
             arrays = [np.asarray(c) for c in components]
@@ -237,6 +279,8 @@ class IteratorResource:
                 raise _invalid(op_name, f"Dataset source components differ in their first "
                                         f"dimension: {[a.shape[0] for a in arrays]}")
             gather = _slices_gather(arrays)
+            resolve = _slices_resolve(arrays)
+            root = n
         elif kind == "range":
             try:
                 start, stop, step = (int(source[k]) for k in ("start", "stop", "step"))
@@ -245,11 +289,14 @@ class IteratorResource:
                     from None
             if step == 0:
                 raise _invalid(op_name, "Dataset.range step must not be zero")
-            n = len(range(start, stop, step))
+            root = len(range(start, stop, step))
             gather = _range_gather(start, step)
         else:
             raise _invalid(op_name, f"Unknown dataset source {source!r}")
-        pipeline = build_pipeline(n, stages)
+        if any(st["op"] == "interleave" for st in stages):
+            # Past an interleave the pipeline carries records, not rows.
+            gather = _values_gather
+        pipeline = build_pipeline(root, stages, resolve)
         with self._lock:
             if only_once and self._it is not None:
                 return
@@ -269,23 +316,50 @@ class IteratorResource:
             except StopIteration:
                 raise errors.OutOfRangeError(op_name, None, "End of sequence") from None
             gather = self._gather
-        try:
-            index = np.asarray(element, dtype=np.int64)
-        except ValueError:
-            raise _invalid(op_name, "Cannot batch tensors with different shapes: an inner "
-                                    "batch is shorter (use drop_remainder=True)") from None
-        return gather(index)
+        return gather(element, op_name)
+
+
+def _rows(element: Any, op_name: Optional[str]) -> np.ndarray:
+    try:
+        return np.asarray(element, dtype=np.int64)
+    except ValueError:
+        raise _invalid(op_name, "Cannot batch tensors with different shapes: an inner "
+                                "batch is shorter (use drop_remainder=True)") from None
+
+
+def _values_gather(element: Any, op_name: Optional[str]) -> List[np.ndarray]:
+    if isinstance(element, (bytes, str)):
+        out = np.empty((), dtype=object)
+        out[()] = element
+        return [out]
+    try:
+        return [np.array(element, dtype=object)]
+    except ValueError:
+        raise _invalid(op_name, "Cannot batch tensors with different shapes: an inner "
+                                "batch is shorter (use drop_remainder=True)") from None
+
+
+def _slices_resolve(arrays: List[np.ndarray]) -> Any:
+    def resolve(row: Any) -> Any:
+        if not isinstance(row, (int, np.integer)) or len(arrays) != 1:
+            raise _invalid(None, "Dataset.interleave needs an unbatched data set of file "
+                                 "names (one string per element) upstream")
+        return arrays[0][row]
+    return resolve
 
 
 def _slices_gather(arrays: List[np.ndarray]) -> Any:
-    def gather(index: np.ndarray) -> List[np.ndarray]:
+    def gather(element: Any, op_name: Optional[str]) -> List[np.ndarray]:
+        index = _rows(element, op_name)
         # np.take copies, so no kernel downstream can write into the source constant.
-        return [np.take(a, index, axis=0) for a in arrays]
+        # (asarray: taking one element of an object array gives the bare object.)
+        return [np.asarray(np.take(a, index, axis=0), dtype=a.dtype) for a in arrays]
     return gather
 
 
 def _range_gather(start: int, step: int) -> Any:
-    def gather(index: np.ndarray) -> List[np.ndarray]:
+    def gather(element: Any, op_name: Optional[str]) -> List[np.ndarray]:
+        index = _rows(element, op_name)
         return [np.asarray(start + index * step, dtype=np.int64)]
     return gather
 

@@ -16,6 +16,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_seed
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar, unknown_shape
+from tensorfleet.ops import embedding_ops as _embedding_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops.op_util import (const_value, convert_pair, make_op, make_tensor,
                                      same_shape)
@@ -348,26 +349,10 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
                      name: Optional[str] = None, validate_indices: bool = True,
                      max_norm: Any = None) -> Tensor:
-    """Rows ``ids`` of ``params`` (one tensor or variable); the gradient is sparse.
-
-    A list of several (partitioned) params is not supported yet.
-    """
-    from tensorfleet.ops.array_ops import gather
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over several partitions is not "
-                                      "supported yet; pass a single params tensor")
-        params = params[0]
-    if partition_strategy not in ("mod", "div"):
-        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
-    out = gather(params, ids, name=name or "embedding_lookup")
-    if max_norm is not None:
-        ids_rank = convert_to_tensor(ids).shape.ndims
-        rank = out.shape.ndims
-        if ids_rank is None or rank is None:
-            raise ValueError("embedding_lookup with max_norm needs static ranks")
-        out = M.clip_by_norm(out, max_norm, axes=list(range(ids_rank, rank)))
-    return out
+    """Rows ``ids`` of ``params``: one tensor or variable, or a list of shards /
+    ``PartitionedVariable`` routed by ``partition_strategy`` (see ``embedding_ops``)."""
+    return _embedding_ops.embedding_lookup(params, ids, partition_strategy, name,
+                                           validate_indices, max_norm)
 
 
 def in_top_k(predictions: Any, targets: Any, k: int, name: Optional[str] = None) -> Tensor:
