@@ -134,11 +134,17 @@ def case_empty(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
 
 
 def _train_loop(tf: Any, args: argparse.Namespace, case: str, train_op: Any, loss: Any,
-                feeds: List[Dict[Any, np.ndarray]]) -> Dict[str, Any]:
-    """Initializes variables, warms up, times training steps cycling over ``feeds``."""
+                feeds: List[Dict[Any, np.ndarray]],
+                eval_extra: Optional[Dict[Any, Any]] = None) -> Dict[str, Any]:
+    """Initializes variables, warms up, times training steps cycling over ``feeds``.
+
+    ``eval_extra`` is fed too when the reported losses are computed (dropout off, say),
+    so that both frameworks' losses are deterministic and comparable.
+    """
+    eval_feed = {**feeds[0], **(eval_extra or {})}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        first_loss = float(sess.run(loss, feed_dict=feeds[0]))
+        first_loss = float(sess.run(loss, feed_dict=eval_feed))
         counter = [0]
 
         def step() -> None:
@@ -149,7 +155,7 @@ def _train_loop(tf: Any, args: argparse.Namespace, case: str, train_op: Any, los
         for _ in range(args.warmup):
             step()
         samples = time_calls(step, args.steps, args.max_seconds)
-        last_loss = float(sess.run(loss, feed_dict=feeds[0]))
+        last_loss = float(sess.run(loss, feed_dict=eval_feed))
     record = base_record(args.framework, case, tf, samples)
     # Both frameworks start from the same weights and see the same batches in the same
     # order, but a time-capped run may stop after fewer steps, so the step count is

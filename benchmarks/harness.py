@@ -110,6 +110,12 @@ def _local(name: str, unit: str, goal: Optional[Goal]) -> Case:
     return Case(name, "bench_local.py", ("--case", name), unit, goal)
 
 
+def _model(name: str) -> Case:
+    # Realistic model sizes: the goal is TensorFlow's step time or better.
+    return Case(name, "bench_models.py", ("--case", name), "ms", ratio_at_most(1.0),
+                timeout_s=900.0)
+
+
 def _cluster(name: str, case: str, client: str, unit: str) -> Case:
     # The distributed-runtime goals: a two-task step no slower than TensorFlow's, a
     # 64 MB fetch at 1.5 times its throughput.
@@ -129,6 +135,10 @@ SUITES: Dict[str, Suite] = {
         _local("empty", "us", absolute_under_us(50)),
         _local("mlp", "ms", ratio_at_most(1.5)),
         _local("convnet", "ms", ratio_at_most(1.5)),
+    )),
+    "models": Suite("realistic single-process models: MNIST-size and CIFAR-size conv nets", (
+        _model("mnist_cnn"),
+        _model("cifar_cnn"),
     )),
     "cluster": Suite("two tasks over gRPC on localhost, servers in subprocesses", (
         _cluster("mean_step", "mean_step", "separate", "ms"),

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
+from tensorfleet.kernels import nn_conv_kernels
 from tensorfleet.testing.gradient_checker import check_gradients
 
 RNG = np.random.RandomState(1)
@@ -245,6 +246,20 @@ def test_conv2d_dilations_and_1x1():
 def test_conv2d_gradients(padding, stride):
     x, w = rnd(2, 5, 4, 2), rnd(3, 2, 2, 3)
     check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, stride, stride, 1], padding), [x, w])
+
+
+@pytest.mark.parametrize("padding,stride,dil,k", [
+    ("SAME", 1, 1, 5), ("SAME", 1, 2, 3), ("VALID", 1, 1, 4), ("SAME", 2, 1, 3),
+    ("VALID", 3, 1, 4), ("SAME", 1, 1, 2)])
+def test_conv2d_gradients_laid_out_image_by_image(monkeypatch, padding, stride, dil, k):
+    # A chunk of one image: the kernels lay out receptive fields a few images at a
+    # time, and the unit-stride input gradient is computed as a convolution of dy.
+    monkeypatch.setattr(nn_conv_kernels, "_CHUNK_BYTES", 1)
+    x, w = rnd(3, 7, 6, 2), rnd(k, k, 2, 3)
+    out = run(tf.nn.conv2d(x, w, [1, stride, stride, 1], padding, dilations=[1, dil, dil, 1]))
+    np.testing.assert_allclose(out, ref_conv2d(x, w, stride, padding, dil=dil), rtol=1e-6)
+    check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, stride, stride, 1], padding,
+                                              dilations=[1, dil, dil, 1]), [x, w])
 
 
 def test_conv2d_gradient_with_unknown_batch_and_dilation():

@@ -1,11 +1,15 @@
 """numpy kernels of 2-D convolution and pooling (NHWC) and their backward ops.
 
 Convolution is im2col: a read-only strided view presents every receptive field
-as a row, one copy lays the rows out, and one BLAS matmul with the filter does
-the arithmetic. The backward passes reuse that layout: the filter gradient is
-``cols.T @ dy``, the input gradient is ``dy @ W.T`` added back window
-position by window position (KH*KW vectorized adds, never a loop over pixels).
-Pooling likewise loops over the KH*KW window offsets only.
+as a row, a copy lays the rows out, and a BLAS matmul with the filter does the
+arithmetic. The rows are laid out a few images at a time (``_CHUNK_BYTES``), so the
+copy stays in cache and is consumed by its matmul at once instead of going through
+memory as one array the size of the whole batch's receptive fields. The backward
+passes reuse that layout: the filter gradient is the sum over chunks of
+``cols.T @ dy``; with unit strides the input gradient is itself a convolution (of
+the padded ``dy`` with the flipped, transposed filter); with larger strides it is
+``dy @ W.T`` added back window position by window position (KH*KW vectorized adds,
+never a loop over pixels). Pooling likewise loops over the KH*KW window offsets only.
 """
 
 from __future__ import annotations
@@ -82,12 +86,41 @@ class _Geom:
                 slice(c0, c0 + self.sw * (self.ow - 1) + 1, self.sw))
 
 
+# Bytes of receptive-field rows laid out at once: about a core's share of L2/L3.
+_CHUNK_BYTES = 4 << 20
+
+
+def _fields(xp: np.ndarray, g: _Geom, c: int) -> np.ndarray:
+    """Strided view of every receptive field: shape (N, OH, OW, KH, KW, C)."""
+    s0, s1, s2, s3 = xp.strides
+    return as_strided(xp, (xp.shape[0], g.oh, g.ow, g.kh, g.kw, c),
+                      (s0, s1 * g.sh, s2 * g.sw, s1 * g.dh, s2 * g.dw, s3), writeable=False)
+
+
 def _im2col(xp: np.ndarray, g: _Geom) -> np.ndarray:
     """Rows of receptive fields: shape (N*OH*OW, KH*KW*C), in (kh, kw, c) order."""
-    s0, s1, s2, s3 = xp.strides
-    view = as_strided(xp, (g.n, g.oh, g.ow, g.kh, g.kw, g.c),
-                      (s0, s1 * g.sh, s2 * g.sw, s1 * g.dh, s2 * g.dw, s3), writeable=False)
-    return view.reshape(g.n * g.oh * g.ow, g.kh * g.kw * g.c)
+    return _fields(xp, g, g.c).reshape(g.n * g.oh * g.ow, g.kh * g.kw * g.c)
+
+
+def _chunks(g: _Geom, c: int, itemsize: int) -> range:
+    """Starts of the image chunks whose im2col rows fit ``_CHUNK_BYTES``."""
+    per_image = g.oh * g.ow * g.kh * g.kw * c * itemsize
+    step = max(1, _CHUNK_BYTES // max(per_image, 1))
+    return range(0, g.n, step)
+
+
+def _conv_rows(xp: np.ndarray, g: _Geom, c: int, w2: np.ndarray) -> np.ndarray:
+    """``im2col(xp) @ w2`` as (N, OH, OW, O), laid out chunk by chunk."""
+    o = w2.shape[1]
+    out = np.empty((g.n, g.oh, g.ow, o), np.result_type(xp.dtype, w2.dtype))
+    fields = _fields(xp, g, c)
+    starts = _chunks(g, c, xp.itemsize)
+    step = starts.step
+    for b in starts:
+        e = min(g.n, b + step)
+        cols = fields[b:e].reshape((e - b) * g.oh * g.ow, g.kh * g.kw * c)
+        np.dot(cols, w2, out=out[b:e].reshape(-1, o))
+    return out
 
 
 def _sizes(v: Any, ctx: KernelContext, what: str) -> List[int]:
@@ -111,8 +144,7 @@ def _conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     w2 = w.reshape(kh * kw * c, o)
     if kh == kw == 1 and g.sh == g.sw == 1:
         return np.dot(x.reshape(-1, c), w2).reshape(g.n, g.oh, g.ow, o)
-    cols = _im2col(g.pad(x), g)
-    return np.dot(cols, w2).reshape(g.n, g.oh, g.ow, o)
+    return _conv_rows(g.pad(x), g, c, w2)
 
 
 @register_kernel("Conv2DBackpropInput")
@@ -126,6 +158,8 @@ def _conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any, dy: Any
     dy2 = dy.reshape(-1, o)
     if kh == kw == 1 and g.sh == g.sw == 1:
         return np.dot(dy2, w.reshape(c, o).T).reshape(g.n, g.h, g.w, c)
+    if g.sh == g.sw == 1:
+        return _backprop_input_as_conv(g, w, dy)
     # One batched matmul gives, per window offset, the gradient of the pixels it
     # read, laid out contiguously so that adding it back is a dense copy-add.
     parts = np.matmul(dy2[None], w.reshape(kh * kw, c, o).transpose(0, 2, 1))
@@ -149,8 +183,36 @@ def _conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
     dy2 = dy.reshape(-1, o)
     if kh == kw == 1 and g.sh == g.sw == 1:
         return np.dot(x.reshape(-1, c).T, dy2).reshape(kh, kw, c, o)
-    cols = _im2col(g.pad(x), g)
-    return np.dot(cols.T, dy2).reshape(kh, kw, c, o)
+    fields = _fields(g.pad(x), g, c)
+    dy3 = dy.reshape(g.n, g.oh * g.ow, o)
+    dw = np.zeros((kh * kw * c, o), np.result_type(x.dtype, dy.dtype))
+    starts = _chunks(g, c, x.itemsize)
+    for b in starts:
+        e = min(g.n, b + starts.step)
+        cols = fields[b:e].reshape((e - b) * g.oh * g.ow, kh * kw * c)
+        dw += np.dot(cols.T, dy3[b:e].reshape(-1, o))
+    return dw.reshape(kh, kw, c, o)
+
+
+def _backprop_input_as_conv(g: _Geom, w: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """The input gradient of a unit-stride convolution, as a convolution of ``dy``.
+
+    ``dx[h] = sum_i dy[h + pt - i*dh] w[i]``: correlating ``dy``, padded by
+    ``(KH-1)*dh - pt`` rows before (and enough after to give H rows), with the filter
+    flipped in space and with its in/out channels swapped.
+    """
+    kh, kw, c, o = w.shape
+    before_h, before_w = (kh - 1) * g.dh - g.pt, (kw - 1) * g.dw - g.pl
+    hp, wp = g.h + (kh - 1) * g.dh, g.w + (kw - 1) * g.dw
+    dyp = np.zeros((g.n, hp, wp, o), dy.dtype)
+    dyp[:, before_h:before_h + g.oh, before_w:before_w + g.ow, :] = dy
+    wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(kh * kw * o, c)
+    gt = _Geom.__new__(_Geom)
+    gt.n, gt.h, gt.w, gt.c = g.n, hp, wp, o
+    gt.kh, gt.kw, gt.sh, gt.sw, gt.dh, gt.dw = kh, kw, 1, 1, g.dh, g.dw
+    gt.oh, gt.ow = g.h, g.w
+    gt.pt = gt.pb = gt.pl = gt.pr = 0
+    return _conv_rows(dyp, gt, o, wf)
 
 
 # -- pooling --------------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+"""Realistic single-process models, run under TensorFlow or tensorfleet.
+
+The same TF 1.x program runs under both frameworks (see ``bench_local.py`` for the
+shared helpers: framework loading, timing, the JSON line). The models are the sizes
+users train, not toy ones:
+
+  mnist_cnn  the "Deep MNIST" conv net: 28x28x1 input, conv 5x5x32 SAME + ReLU, max-pool
+             2x2, conv 5x5x64 SAME + ReLU, max-pool 2x2, dense 1024 ReLU with dropout
+             0.5, dense 10, softmax cross-entropy, ``AdamOptimizer(1e-4)``, batch 128.
+  cifar_cnn  the CIFAR-10 tutorial conv net: 24x24x3 crops, conv 5x5x64 SAME + ReLU,
+             max-pool 3x3 stride 2 SAME, conv 5x5x64 SAME + ReLU, max-pool 3x3 stride 2
+             SAME, dense 384 ReLU, dense 192 ReLU, dense 10, softmax cross-entropy,
+             ``GradientDescentOptimizer(0.1)``, batch 128.
+
+The data are fixed random images with random labels (the step's cost does not depend
+on the pixels); initial weights are numpy arrays from fixed seeds given to both
+frameworks, so equal losses after equal steps show the same work was done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from bench_local import (DATA_SEED, FRAMEWORKS, INIT_SEED, _train_loop, emit, glorot,
+                         load_framework, one_hot)
+
+BATCH = 128
+
+
+def _batches(shape: List[int], count: int) -> List[tuple]:
+    rng = np.random.default_rng(DATA_SEED)
+    return [(rng.uniform(0.0, 1.0, size=[BATCH] + shape).astype(np.float32),
+             one_hot(rng.integers(0, 10, size=BATCH))) for _ in range(count)]
+
+
+def _conv_var(tf: Any, rng: np.random.Generator, k: int, cin: int, cout: int,
+              name: str) -> Any:
+    return tf.Variable(glorot(rng, [k, k, cin, cout], k * k * cin, k * k * cout), name=name)
+
+
+def _dense_var(tf: Any, rng: np.random.Generator, n_in: int, n_out: int, name: str) -> Any:
+    return tf.Variable(glorot(rng, [n_in, n_out], n_in, n_out), name=name)
+
+
+def _bias(tf: Any, n: int, name: str) -> Any:
+    return tf.Variable(np.full([n], 0.1, np.float32), name=name)
+
+
+def case_mnist_cnn(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+    """One Adam step of the Deep-MNIST conv net on 28x28x1 images, batch 128."""
+    rng = np.random.default_rng(INIT_SEED)
+    data = _batches([28, 28, 1], args.batches)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 28, 28, 1], name="x")
+        y = tf.placeholder(tf.float32, [None, 10], name="y")
+        keep = tf.placeholder_with_default(0.5, [], name="keep_prob")
+        h = tf.nn.relu(tf.nn.conv2d(x, _conv_var(tf, rng, 5, 1, 32, "k1"), [1, 1, 1, 1],
+                                    "SAME") + _bias(tf, 32, "c1"))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        h = tf.nn.relu(tf.nn.conv2d(h, _conv_var(tf, rng, 5, 32, 64, "k2"), [1, 1, 1, 1],
+                                    "SAME") + _bias(tf, 64, "c2"))
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        h = tf.reshape(h, [-1, 7 * 7 * 64])
+        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 7 * 7 * 64, 1024, "w3"))
+                       + _bias(tf, 1024, "b3"))
+        h = tf.nn.dropout(h, keep_prob=keep, seed=7)
+        logits = tf.matmul(h, _dense_var(tf, rng, 1024, 10, "w4")) + _bias(tf, 10, "b4")
+        loss = tf.reduce_mean(
+            tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+        train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+        # The reported losses are without dropout, so both frameworks' are comparable.
+        feeds = [{x: bx, y: by} for bx, by in data]
+        return _train_loop(tf, args, "mnist_cnn", train_op, loss, feeds,
+                           eval_extra={keep: 1.0})
+
+
+def case_cifar_cnn(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+    """One SGD step of the CIFAR-10 tutorial conv net on 24x24x3 crops, batch 128."""
+    rng = np.random.default_rng(INIT_SEED)
+    data = _batches([24, 24, 3], args.batches)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 24, 24, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 10], name="y")
+        h = tf.nn.relu(tf.nn.conv2d(x, _conv_var(tf, rng, 5, 3, 64, "k1"), [1, 1, 1, 1],
+                                    "SAME") + _bias(tf, 64, "c1"))
+        h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+        h = tf.nn.relu(tf.nn.conv2d(h, _conv_var(tf, rng, 5, 64, 64, "k2"), [1, 1, 1, 1],
+                                    "SAME") + _bias(tf, 64, "c2"))
+        h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+        h = tf.reshape(h, [-1, 6 * 6 * 64])
+        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 6 * 6 * 64, 384, "w3"))
+                       + _bias(tf, 384, "b3"))
+        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 384, 192, "w4")) + _bias(tf, 192, "b4"))
+        logits = tf.matmul(h, _dense_var(tf, rng, 192, 10, "w5")) + _bias(tf, 10, "b5")
+        loss = tf.reduce_mean(
+            tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        feeds = [{x: bx, y: by} for bx, by in data]
+        return _train_loop(tf, args, "cifar_cnn", train_op, loss, feeds)
+
+
+CASES: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]] = {
+    "mnist_cnn": case_mnist_cnn,
+    "cifar_cnn": case_cifar_cnn,
+}
+
+
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    """Command line of one benchmark run."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
+    p.add_argument("--case", choices=sorted(CASES), required=True)
+    p.add_argument("--steps", type=int, default=60, help="timed steps")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    p.add_argument("--max-seconds", type=float, default=60.0,
+                   help="stop timing after this long even if fewer steps were done")
+    p.add_argument("--batches", type=int, default=4,
+                   help="distinct input batches cycled through")
+    return p.parse_args(argv)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs one case under one framework and prints its JSON result line."""
+    args = parse_args(argv)
+    tf = load_framework(args.framework)
+    record = CASES[args.case](tf, args)
+    record["warmup"] = args.warmup
+    emit(record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
