@@ -69,7 +69,7 @@ _stop_requested = threading.Event()
 # One task of the cluster.
 # ---------------------------------------------------------------------------
 
-def worker_batches(task_index: int) -> List[Tuple[np.ndarray, np.ndarray]]:
+def worker_batches(task_index: int, num_workers: int = 2) -> List[Tuple[np.ndarray, np.ndarray]]:
     """This worker's fixed batches: uniform inputs, labels from a random linear teacher.
 
     Batches are cut ahead of time so the timed loop does no data work; each worker
@@ -78,7 +78,7 @@ def worker_batches(task_index: int) -> List[Tuple[np.ndarray, np.ndarray]]:
     rng = np.random.RandomState(DATA_SEED)
     x = rng.rand(4096, INPUT_DIM).astype(np.float32)
     y = np.argmax(x @ rng.randn(INPUT_DIM, CLASSES), axis=1).astype(np.int64)
-    x, y = x[task_index::2], y[task_index::2]
+    x, y = x[task_index::num_workers], y[task_index::num_workers]
     pick = np.random.RandomState(DATA_SEED + 1 + task_index)
     out = []
     for _ in range(NUM_BATCHES):
@@ -141,7 +141,7 @@ def run_worker(tf: Any, flags: argparse.Namespace, cluster: Any, server: Any,
             hooks.append(opt.make_session_run_hook(is_chief, num_tokens=0))
         train_op = opt.minimize(loss, global_step=global_step)
 
-    feeds = [{x: bx, y: by} for bx, by in worker_batches(flags.task_index)]
+    feeds = [{x: bx, y: by} for bx, by in worker_batches(flags.task_index, num_workers)]
     times: List[float] = []
     steps: List[int] = []
     first_loss = last_loss = None
@@ -269,10 +269,18 @@ def steady_rate(report: Dict[str, Any], start: float) -> Tuple[Optional[float], 
     return (gs[last] - gs[first]) / seconds, gs[last] - gs[first], seconds
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def drive(args: argparse.Namespace) -> Dict[str, Any]:
-    """Starts 1 ps + 2 workers, runs one case, always kills every task; the record."""
-    ports = free_ports(3)
-    ps_hosts, worker_hosts = f"localhost:{ports[0]}", f"localhost:{ports[1]},localhost:{ports[2]}"
+    """Starts the ps and worker tasks, runs one case, always kills every task; the record."""
+    ports = free_ports(args.ps + args.workers)
+    ps_hosts = ",".join(f"localhost:{p}" for p in ports[:args.ps])
+    worker_hosts = ",".join(f"localhost:{p}" for p in ports[args.ps:])
     env = {k: v for k, v in os.environ.items() if k not in TUNING_VARIABLES}
     env.update(PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="2")
     if args.framework == "tensorfleet":
@@ -285,10 +293,12 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
             "--last_step", str(args.last_step), "--warmup", str(args.warmup),
             "--threads", args.threads] + (["--sync"] if sync else [])
     tasks: List[Task] = []
+    ps_cpu: Optional[float] = None
     try:
-        for job, index in (("ps", 0), ("worker", 0), ("worker", 1)):
+        roles = [("ps", i) for i in range(args.ps)] + [("worker", i) for i in range(args.workers)]
+        for job, index in roles:
             tasks.append(Task(base + ["--job_name", job, "--task_index", str(index)], env, t0))
-        workers = tasks[1:]
+        ps_tasks, workers = tasks[:args.ps], tasks[args.ps:]
         finished = True
         if args.case == "sync_job":
             finished = wait_until(lambda: all(w.exit_t is not None for w in workers),
@@ -297,27 +307,32 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
             if not wait_until(lambda: all("WARM" in w.lines for w in workers), tasks,
                               start + args.timeout):
                 raise RuntimeError(f"workers not warm after {args.timeout:.0f}s")
+            cpu0, wall0 = sum(cpu_seconds(t.proc.pid) for t in ps_tasks), time.monotonic()
             time.sleep(args.measure_seconds)
-            # The chief first, alone: a sync step needs both workers' gradients, so a
-            # worker 1 that left its loop first would leave the chief's step hanging.
+            ps_cpu = (sum(cpu_seconds(t.proc.pid) for t in ps_tasks) - cpu0,
+                      time.monotonic() - wall0)
+            # The chief first, alone: a sync step needs every worker's gradients, so a
+            # worker that left its loop first would leave the chief's step hanging.
             os.kill(workers[0].proc.pid, signal.SIGUSR1)
-            if not wait_until(lambda: "REPORT" in workers[0].lines, tasks[::2],
+            if not wait_until(lambda: "REPORT" in workers[0].lines, ps_tasks + workers[:1],
                               time.monotonic() + 60):
                 raise RuntimeError("the chief did not report within 60 s of SIGUSR1")
-            # Worker 1's report only fills in its phases; in sync mode it may be
-            # blocked in a step that will never complete, so it gets a short grace.
-            if workers[1].proc.poll() is None:
-                os.kill(workers[1].proc.pid, signal.SIGUSR1)
-            wait_until(lambda: "REPORT" in workers[1].lines, [], time.monotonic() + 3)
+            # The others' reports only fill in their phases; in sync mode they may be
+            # blocked in a step that will never complete, so they get a short grace.
+            for w in workers[1:]:
+                if w.proc.poll() is None:
+                    os.kill(w.proc.pid, signal.SIGUSR1)
+            wait_until(lambda: all("REPORT" in w.lines for w in workers[1:]), [],
+                       time.monotonic() + 3)
         wall = time.time() - t0
     finally:
         for task in tasks:
             task.kill()
-    return make_record(args, workers, finished, wall)
+    return make_record(args, workers, finished, wall, ps_cpu)
 
 
 def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,
-                wall: float) -> Dict[str, Any]:
+                wall: float, ps_cpu: Optional[Tuple[float, float]] = None) -> Dict[str, Any]:
     """The JSON record: the case's figure as ``median_s`` plus what each worker did."""
     reports = [json.loads(w.lines["REPORT"]) if "REPORT" in w.lines else None
                for w in workers]
@@ -325,11 +340,11 @@ def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,
     if chief is None:
         raise RuntimeError("the chief never reported: " + workers[0].stderr_tail())
     warm = [float(w.lines["WARM"].split()[0]) for w in workers if "WARM" in w.lines]
-    window_start = max(warm) if len(warm) == 2 else float("inf")
+    window_start = max(warm) if len(warm) == len(workers) else float("inf")
     rate, gsteps, seconds = steady_rate(chief, window_start)
     record: Dict[str, Any] = {
         "framework": args.framework, "version": chief.get("version", "unknown"),
-        "case": args.case, "threads": args.threads,
+        "case": args.case, "threads": args.threads, "ps": args.ps, "workers": args.workers,
         "last_step": args.last_step, "warmup": args.warmup,
         "steps_per_s": rate, "window_global_steps": gsteps, "window_s": seconds,
         "first_loss": chief["first_loss"], "chief_last_loss": chief["last_loss"],
@@ -345,7 +360,13 @@ def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,
              "closed": float(w.lines["CLOSED"]) if "CLOSED" in w.lines else None,
              "exit": None if w.killed else w.exit_t}
         phases.append(p)
-    record["workers"] = phases
+    record["worker_phases"] = phases
+    firsts = [p["first_step"] for p in phases if p["first_step"] is not None]
+    # Launch to the moment every worker has taken its first step.
+    record["all_first_step_s"] = max(firsts) if len(firsts) == len(phases) else None
+    if ps_cpu is not None and rate:
+        cpu, seconds = ps_cpu
+        record["ps_cpu_ms_per_global_step"] = 1000.0 * cpu / (rate * seconds)
     record["phase_note"] = "; ".join(
         f"w{i}: " + ", ".join(f"{k} {v:.1f}s" if isinstance(v, float) else f"{k} {v}"
                               for k, v in p.items() if v is not None and k != "last_gs")
@@ -384,6 +405,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                           "async/sync: cap on reaching the steady phase (default 120 s)")
     run.add_argument("--threads", choices=("default", "1"), default="default",
                      help="1: ConfigProto with one intra-op and one inter-op thread")
+    run.add_argument("--ps", type=int, default=1, help="parameter server tasks")
+    run.add_argument("--workers", type=int, default=2, help="worker tasks (task 0 is chief)")
     run.add_argument("--max-seconds", type=float, default=None,
                      help="accepted for the harness; --measure-seconds takes it if given")
     task = sub.add_parser("task", help="one task of the cluster (the seed's flags)")

@@ -124,9 +124,11 @@ def _cluster(name: str, case: str, client: str, unit: str) -> Case:
                 goal)
 
 
-def _trainer(name: str, case: str, threads: str, goal: Optional[Goal]) -> Case:
+def _trainer(name: str, case: str, threads: str, goal: Optional[Goal],
+             ps: int = 1, workers: int = 2) -> Case:
     unit = "s" if case == "sync_job" else "steps/s"
-    return Case(name, "bench_trainer.py", ("run", "--case", case, "--threads", threads),
+    return Case(name, "bench_trainer.py", ("run", "--case", case, "--threads", threads,
+                                           "--ps", str(ps), "--workers", str(workers)),
                 unit, goal)
 
 
@@ -139,6 +141,14 @@ SUITES: Dict[str, Suite] = {
     "models": Suite("realistic single-process models: MNIST-size and CIFAR-size conv nets", (
         _model("mnist_cnn"),
         _model("cifar_cnn"),
+    )),
+    "scale": Suite("the seed trainer with more tasks on one host: 2, 4, 8 workers, 7+1 workers"
+                   " and 4 ps", (
+        _trainer("scale_async_w2", "async", "default", rate_at_least_tf(), 1, 2),
+        _trainer("scale_async_w4", "async", "default", rate_at_least_tf(), 1, 4),
+        _trainer("scale_async_w8", "async", "default", rate_at_least_tf(), 1, 8),
+        _trainer("scale_async_w8_ps4", "async", "default", rate_at_least_tf(), 4, 8),
+        _trainer("scale_sync_w8_ps4", "sync", "default", rate_at_least_tf(), 4, 8),
     )),
     "cluster": Suite("two tasks over gRPC on localhost, servers in subprocesses", (
         _cluster("mean_step", "mean_step", "separate", "ms"),
@@ -359,6 +369,13 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
             if timed:
                 notes.append(f"{case.name} ({LABELS[fw]}, median run, seconds from "
                              f"launch): {timed[len(timed) // 2]['phase_note']}")
+            scale = [r for r in recs[fw] if r.get("ps_cpu_ms_per_global_step") is not None]
+            if scale:
+                first = statistics.median(r["all_first_step_s"] for r in scale
+                                          if r.get("all_first_step_s") is not None)
+                cpu = statistics.median(r["ps_cpu_ms_per_global_step"] for r in scale)
+                notes.append(f"{case.name} ({LABELS[fw]}, medians): every worker stepping "
+                             f"{first:.1f} s after launch; ps CPU {cpu:.2f} ms per global step")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
