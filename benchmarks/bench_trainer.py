@@ -159,6 +159,7 @@ def run_worker(tf: Any, flags: argparse.Namespace, cluster: Any, server: Any,
             last_loss = lv
             if len(times) == 1:
                 first_loss = float(lv)
+                _line(f"FIRST {times[0]:.6f}")
             if len(times) == flags.warmup:
                 _line(f"WARM {times[-1]:.6f} {int(gs)}")
         _line("REPORT " + json.dumps({
@@ -211,7 +212,7 @@ class Task:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             kind, _, rest = line.strip().partition(" ")
-            if kind in ("WARM", "REPORT", "CLOSED"):
+            if kind in ("FIRST", "WARM", "REPORT", "CLOSED"):
                 self.lines[kind] = rest
         # Stdout closes when the process exits; this is when the job figure is taken.
         self.proc.wait()
@@ -361,9 +362,10 @@ def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,
              "exit": None if w.killed else w.exit_t}
         phases.append(p)
     record["worker_phases"] = phases
-    firsts = [p["first_step"] for p in phases if p["first_step"] is not None]
-    # Launch to the moment every worker has taken its first step.
-    record["all_first_step_s"] = max(firsts) if len(firsts) == len(phases) else None
+    # Launch to the moment every worker has taken its first step (each says so at
+    # once; a sync worker stopped mid-step never reports).
+    firsts = [float(w.lines["FIRST"]) for w in workers if "FIRST" in w.lines]
+    record["all_first_step_s"] = max(firsts) if len(firsts) == len(workers) else None
     if ps_cpu is not None and rate:
         cpu, seconds = ps_cpu
         record["ps_cpu_ms_per_global_step"] = 1000.0 * cpu / (rate * seconds)

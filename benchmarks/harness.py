@@ -369,13 +369,14 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
             if timed:
                 notes.append(f"{case.name} ({LABELS[fw]}, median run, seconds from "
                              f"launch): {timed[len(timed) // 2]['phase_note']}")
-            scale = [r for r in recs[fw] if r.get("ps_cpu_ms_per_global_step") is not None]
-            if scale:
-                first = statistics.median(r["all_first_step_s"] for r in scale
-                                          if r.get("all_first_step_s") is not None)
-                cpu = statistics.median(r["ps_cpu_ms_per_global_step"] for r in scale)
+            firsts = [r["all_first_step_s"] for r in recs[fw]
+                      if r.get("all_first_step_s") is not None]
+            cpus = [r["ps_cpu_ms_per_global_step"] for r in recs[fw]
+                    if r.get("ps_cpu_ms_per_global_step") is not None]
+            if firsts and cpus:
                 notes.append(f"{case.name} ({LABELS[fw]}, medians): every worker stepping "
-                             f"{first:.1f} s after launch; ps CPU {cpu:.2f} ms per global step")
+                             f"{statistics.median(firsts):.1f} s after launch; ps CPU "
+                             f"{statistics.median(cpus):.2f} ms per global step")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
@@ -438,11 +439,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     extra = ["--max-seconds", str(args.max_seconds)] if args.max_seconds else []
     results = run_suite(cases, pythons, args.repeats, extra)
 
-    print(_header(argv, pythons, args.repeats))
-    print()
-    print(format_table(table_rows(cases, results), args.markdown))
-    for note in notes_for(cases, results):
-        print(note)
+    # The records are written first: they are what a long run is for.
     out = Path(args.json_out) if args.json_out else RESULTS_DIR / (
         f"{args.command}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -450,6 +447,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         "command": argv, "repeats": args.repeats,
         "results": {c: {fw: {"records": o.records, "error": o.error} for fw, o in r.items()}
                     for c, r in results.items()}}, indent=1))
+    print(_header(argv, pythons, args.repeats))
+    print()
+    print(format_table(table_rows(cases, results), args.markdown))
+    for note in notes_for(cases, results):
+        print(note)
     print(f"\nall records: {out}", file=sys.stderr)
     return 0
 
