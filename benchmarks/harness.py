@@ -21,6 +21,13 @@ Usage::
     python benchmarks/harness.py local [--repeats 5] [--cases empty,mlp,convnet] [--markdown]
     python benchmarks/harness.py cluster [--repeats 5] [--cases mean_step,fetch64mb]
     python benchmarks/harness.py trainer [--repeats 3] [--cases trainer_async,trainer_sync]
+    python benchmarks/harness.py setup --anchor tf215     # TensorFlow 2.15.1 + tf.estimator
+    python benchmarks/harness.py widedeep --repeats 3     # runs TensorFlow from .venv-tf215
+
+A suite names its anchor (``Suite.anchor``, a key of ``ANCHORS``): the TensorFlow
+environment its TensorFlow side needs.  ``tf`` is the current TensorFlow in
+``benchmarks/.venv-tf``; ``tf215`` is TensorFlow 2.15.1 with tensorflow-estimator 2.15.0
+and numpy < 2 in ``benchmarks/.venv-tf215``, for programs that use ``tf.estimator``.
 """
 
 from __future__ import annotations
@@ -46,6 +53,27 @@ RESULTS_DIR = BENCH_DIR / "results"
 TF_REQUIREMENTS = ("tensorflow-cpu", "numpy", "scikit-learn")
 FRAMEWORKS = ("tensorfleet", "tensorflow")
 LABELS = {"tensorfleet": "tensorfleet", "tensorflow": "TensorFlow"}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A TensorFlow environment: its venv, what to install there, and how to check it."""
+
+    venv: Path
+    requirements: Tuple[str, ...]
+    probe: str
+
+
+ANCHORS: Dict[str, Anchor] = {
+    "tf": Anchor(VENV_DIR, TF_REQUIREMENTS,
+                 "import numpy, sklearn, tensorflow as t; print(t.__version__)"),
+    # TensorFlow 2.16+ dropped tf.estimator; 2.15 is the last release that has it.
+    "tf215": Anchor(BENCH_DIR / ".venv-tf215",
+                    ("tensorflow-cpu==2.15.1", "tensorflow-estimator==2.15.0", "numpy<2",
+                     "scikit-learn"),
+                    "import numpy, sklearn, tensorflow as t, tensorflow_estimator as e; "
+                    "print(t.__version__, 'estimator', e.__version__)"),
+}
 
 
 # ---------------------------------------------------------------------------
@@ -81,6 +109,11 @@ def absolute_under_s(limit_s: float) -> Goal:
     return Goal(f"tensorfleet < {limit_s:g} s", lambda s, _r: s < limit_s, False)
 
 
+def examples_at_least_tf() -> Goal:
+    """Goal for an examples/s case: at least TensorFlow's examples/s (time ratio <= 1)."""
+    return Goal("examples/s >= 1.0x TF's", lambda _s, ratio: ratio <= 1.0, True)
+
+
 def rate_at_least_tf() -> Goal:
     """Goal for a rate case: tensorfleet's steps/s at least TensorFlow's (time ratio <= 1)."""
     return Goal("steps/s >= TF's", lambda _s, ratio: ratio <= 1.0, True)
@@ -93,7 +126,7 @@ class Case:
     name: str
     script: str
     argv: Tuple[str, ...]
-    unit: str  # "us", "ms", "GB/s", "steps/s" (median_s is s per step) or "s"
+    unit: str  # "us", "ms", "GB/s", "steps/s", "examples/s" (median_s is s per step) or "s"
     goal: Optional[Goal] = None
     timeout_s: float = 600.0
 
@@ -104,6 +137,7 @@ class Suite:
 
     description: str
     cases: Tuple[Case, ...]
+    anchor: str = "tf"  # the key in ANCHORS of the TensorFlow environment it needs
 
 
 def _local(name: str, unit: str, goal: Optional[Goal]) -> Case:
@@ -163,6 +197,15 @@ SUITES: Dict[str, Suite] = {
         _trainer("trainer_async_1thread", "async", "1", None),
         _trainer("trainer_sync_1thread", "sync", "1", None),
     )),
+    "widedeep": Suite("Criteo-shaped wide & deep DNNLinearCombinedClassifier from CSV (anchor:"
+                      " TensorFlow 2.15 with tf.estimator)", (
+        Case("widedeep", "bench_wide_deep.py", (), "examples/s", examples_at_least_tf(),
+             timeout_s=2400.0),
+    ), anchor="tf215"),
+    "embedding": Suite("a 10^7 x 16 embedding over 2 ps, embedding_lookup_sparse + Adagrad", (
+        Case("embedding", "bench_embedding.py", (), "steps/s", rate_at_least_tf(),
+             timeout_s=1800.0),
+    )),
 }
 
 
@@ -180,26 +223,26 @@ def _probe(python: str, code: str) -> Optional[str]:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-_TF_PROBE = "import numpy, sklearn, tensorflow as t; print(t.__version__)"
+_TF_PROBE = ANCHORS["tf"].probe
 
 
-def tensorflow_python(explicit: Optional[str]) -> str:
-    """The interpreter that runs the TensorFlow side, creating the venv if needed."""
+def tensorflow_python(explicit: Optional[str], anchor: str = "tf") -> str:
+    """The interpreter that runs the TensorFlow side, creating the anchor's venv if needed."""
+    spec = ANCHORS[anchor]
     if explicit:
-        if _probe(explicit, _TF_PROBE) is None:
-            raise SystemExit(f"--tf-python {explicit} cannot import tensorflow, numpy "
-                             "and sklearn")
+        if _probe(explicit, spec.probe) is None:
+            raise SystemExit(f"--tf-python {explicit} cannot run: {spec.probe}")
         return explicit
-    python = VENV_DIR / "bin" / "python"
-    if python.exists() and _probe(str(python), _TF_PROBE) is not None:
+    python = spec.venv / "bin" / "python"
+    if python.exists() and _probe(str(python), spec.probe) is not None:
         return str(python)
-    print(f"creating {VENV_DIR} with {' '.join(TF_REQUIREMENTS)} (once)", file=sys.stderr)
+    print(f"creating {spec.venv} with {' '.join(spec.requirements)} (once)", file=sys.stderr)
     if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV_DIR)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *TF_REQUIREMENTS],
+        subprocess.run([sys.executable, "-m", "venv", str(spec.venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *spec.requirements],
                    check=True)
-    if _probe(str(python), _TF_PROBE) is None:
-        raise SystemExit(f"{python} still cannot import tensorflow after installing")
+    if _probe(str(python), spec.probe) is None:
+        raise SystemExit(f"{python} still cannot run {spec.probe!r} after installing")
     return str(python)
 
 
@@ -293,6 +336,8 @@ def _show(case: Case, seconds: float, record: dict) -> str:
         return f"{record['bytes'] / 1e9 / seconds:.3f} GB/s"
     if case.unit == "steps/s":
         return f"{1.0 / seconds:.1f} steps/s"
+    if case.unit == "examples/s":
+        return f"{record['batch'] / seconds:.0f} examples/s"
     if case.unit == "s":
         return f"{seconds:.1f} s"
     scale = {"us": 1e6, "ms": 1e3}[case.unit]
@@ -377,6 +422,21 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
                 notes.append(f"{case.name} ({LABELS[fw]}, medians): every worker stepping "
                              f"{statistics.median(firsts):.1f} s after launch; ps CPU "
                              f"{statistics.median(cpus):.2f} ms per global step")
+        if all(recs.values()) and "auc" in recs["tensorflow"][0]:
+            # Quality beside speed: the AUC on held-out data after the same steps.
+            aucs = {fw: statistics.median(r["auc"] for r in recs[fw]) for fw in FRAMEWORKS}
+            gap = aucs["tensorfleet"] - aucs["tensorflow"]
+            notes.append(f"{case.name}: held-out AUC (median) {aucs['tensorfleet']:.4f} "
+                         f"tensorfleet, {aucs['tensorflow']:.4f} TensorFlow after "
+                         f"{recs['tensorflow'][0]['trained_steps']} steps; difference "
+                         f"{gap:+.4f} (goal: within 0.02, "
+                         f"{'met' if abs(gap) <= 0.02 else 'not met'})")
+        for fw in FRAMEWORKS:
+            mem = [r["ps_bytes_per_row"] for r in recs[fw] if "ps_bytes_per_row" in r]
+            if mem:
+                notes.append(f"{case.name} ({LABELS[fw]}): ps memory "
+                             f"{statistics.median(mem):.1f} bytes per row (median; RSS "
+                             f"after initialization, both ps, over the rows)")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
@@ -407,6 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     setup = sub.add_parser("setup", help=f"create {VENV_DIR.name} if missing and check it")
     setup.add_argument("--tf-python", help="use this interpreter for TensorFlow instead")
+    setup.add_argument("--anchor", choices=sorted(ANCHORS), default="tf",
+                       help="which TensorFlow environment to create and check")
     for name, suite in SUITES.items():
         p = sub.add_parser(name, help=suite.description)
         p.add_argument("--repeats", type=int, default=5, help="runs per framework and case")
@@ -425,9 +487,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Entry point: run a suite and print its table."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    pythons = {"tensorfleet": sys.executable, "tensorflow": tensorflow_python(args.tf_python)}
+    anchor = args.anchor if args.command == "setup" else SUITES[args.command].anchor
+    pythons = {"tensorfleet": sys.executable,
+               "tensorflow": tensorflow_python(args.tf_python, anchor)}
     if args.command == "setup":
-        print(f"TensorFlow {_probe(pythons['tensorflow'], _TF_PROBE)} at {pythons['tensorflow']}")
+        print(f"TensorFlow {_probe(pythons['tensorflow'], ANCHORS[anchor].probe)} at "
+              f"{pythons['tensorflow']}")
         return 0
     suite = SUITES[args.command]
     by_name = {c.name: c for c in suite.cases}

@@ -28,7 +28,15 @@ from tensorfleet.ops.accumulator_ops import *  # noqa: F401,F403
 from tensorfleet.ops.string_ops import *  # noqa: F401,F403
 from tensorfleet.ops.parsing_ops import *  # noqa: F401,F403
 from tensorfleet.ops.sparse_ops import *  # noqa: F401,F403
+from tensorfleet.ops.functional_ops import *  # noqa: F401,F403
+from tensorfleet.ops.tensor_array_ops import TensorArray  # noqa: F401
 from tensorfleet.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
+from tensorfleet.ops.scatter_ops import *  # noqa: F401,F403,E402  (gather_nd, scatter_nd ...)
+from tensorfleet.ops.linalg_ops import (  # noqa: F401,E402  (TF 1.x top-level linalg names)
+    cholesky, cholesky_solve, diag, diag_part, einsum, eye, log_matrix_determinant,
+    matrix_band_part, matrix_determinant, matrix_diag, matrix_diag_part, matrix_inverse,
+    matrix_set_diag, matrix_solve, matrix_transpose, matrix_triangular_solve, norm, qr, svd,
+    trace)
 from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorfleet.distributed.cluster import (  # noqa: F401
@@ -40,7 +48,29 @@ from tensorfleet import data, estimator  # noqa: F401,E402  (tf.data, tf.estimat
 from tensorfleet.estimator import metrics  # noqa: F401,E402  (tf.metrics)
 from tensorfleet import gfile, tf_logging as logging  # noqa: F401,E402  (tf.gfile, tf.logging)
 from tensorfleet import sparse  # noqa: F401,E402  (tf.sparse)
+from tensorfleet import feature_column, saved_model  # noqa: F401,E402
+from tensorfleet.ops.hash_ops import (  # noqa: F401,E402
+    sparse_cross, sparse_cross_hashed, string_to_hash_bucket_fast, string_to_hash_bucket_strong)
+from tensorfleet.ops.categorical_ops import as_string  # noqa: F401,E402
+from tensorfleet import linalg, math, random  # noqa: F401,E402  (tf.linalg, tf.math, tf.random)
 from tensorfleet import io_tfrecord as python_io  # noqa: F401,E402  (tf.python_io)
+from tensorfleet.compat_names import *  # noqa: F401,F403,E402  (tf.pack, tf.mul, ...)
+from tensorfleet.ops.rnn_ops import reverse_sequence, sequence_mask  # noqa: F401,E402
+from tensorfleet.framework.graph_def import (  # noqa: F401,E402  (graphs as data)
+    AttrValue, GraphDef, NodeDef, import_graph_def)
+from tensorfleet.training.meta_graph import MetaGraphDef  # noqa: F401,E402
+from tensorfleet import graph_util  # noqa: F401,E402  (tf.graph_util)
+from tensorfleet.ops.lookup_ops import (  # noqa: F401,E402
+    initialize_all_tables, tables_initializer)
+from tensorfleet.ops.summary_ops_legacy import (  # noqa: F401,E402  (pre-1.0 summary names)
+    audio_summary, histogram_summary, image_summary, merge_all_summaries, merge_summary,
+    scalar_summary)
+from tensorfleet.ops.script_ops import py_func  # noqa: F401,E402
+from tensorfleet.framework.graph import container  # noqa: F401,E402
+from tensorfleet import keras  # noqa: F401,E402  (tf.keras.initializers)
+from tensorfleet import image  # noqa: F401,E402  (tf.image)
+from tensorfleet.ops.image_ops_more import random_crop  # noqa: F401,E402
+from tensorfleet import dynamic_embedding  # noqa: F401,E402  (rows created on first use)
 
 __version__ = "0.1.0"
 

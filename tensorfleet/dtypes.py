@@ -79,6 +79,10 @@ _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, boo
 _BY_NAME: Dict[str, DType] = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32, "int": int32})
 _BY_NP: Dict[Any, DType] = {d.np: d for d in _ALL if d is not string}
+# The value of a TensorArray (a list of tensors) as it flows through a graph. It never
+# crosses a task boundary, so it is left out of __all__, the list the wire coding accepts.
+variant = DType("variant", np.object_, 21)
+_BY_NAME["variant"] = variant
 
 
 def as_dtype(value: Any) -> DType:

@@ -3,7 +3,9 @@
 Each call that owns variables opens ``variable_scope(name, default_name=...)``,
 so the first ``dense`` makes ``dense/kernel`` and the next ``dense_1/kernel``;
 passing an explicit ``name`` with ``reuse=True`` shares the variables of an
-earlier call. Only the channels-last (NHWC) layout is supported.
+earlier call. Only the channels-last (NHWC) layout is supported. The layer objects
+(``Dense``, ``Conv2D`` ...) come from ``layers_classes`` and ``layers_extra``;
+``BatchNormalization`` is defined here, beside the function whose arithmetic it shares.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, name_scope
+from tensorfleet.layers_classes import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import init_ops
@@ -218,31 +221,9 @@ def batch_normalization(inputs: Any, axis: int = -1, momentum: float = 0.99,
       ValueError: for an unknown rank or size along ``axis``, or a bad momentum.
     """
     x = _float_input(inputs, "batch_normalization")
-    rank = x.shape.ndims
-    if rank is None:
-        raise ValueError(f"batch_normalization: the rank of the inputs must be known, "
-                         f"got {x.shape} ({x.name})")
-    if not -rank <= axis < rank:
-        raise ValueError(f"batch_normalization: axis {axis} is out of range for inputs of "
-                         f"shape {x.shape}")
-    if not 0.0 <= momentum <= 1.0:
-        raise ValueError(f"batch_normalization: momentum must be in [0, 1], got {momentum}")
-    axis %= rank
-    depth = x.shape[axis]
-    if depth is None:
-        raise ValueError(f"batch_normalization: dimension {axis} of the inputs must be "
-                         f"known, got shape {x.shape} ({x.name})")
-    reduce_axes = [i for i in range(rank) if i != axis]
-    # Parameters of shape [depth] broadcast against the input only when the
-    # normalized axis is last; otherwise give them singleton dims elsewhere.
-    bshape = [1] * rank
-    bshape[axis] = int(depth)
-
-    def bcast(v: Any) -> Any:
-        return v if axis == rank - 1 else A.reshape(v, bshape)
-
+    axis, depth = _bn_axis(x, axis, momentum, "batch_normalization")
     with variable_scope(name, default_name="batch_normalization", values=[x], reuse=reuse):
-        shape = [int(depth)]
+        shape = [depth]
         gamma = get_variable("gamma", shape, dtype=x.dtype, initializer=gamma_initializer,
                              regularizer=gamma_regularizer,
                              trainable=trainable) if scale else None
@@ -253,25 +234,141 @@ def batch_normalization(inputs: Any, axis: int = -1, momentum: float = 0.99,
                                    initializer=moving_mean_initializer, trainable=False)
         moving_var = get_variable("moving_variance", shape, dtype=x.dtype,
                                   initializer=moving_variance_initializer, trainable=False)
-        if training is False:
-            mean, var = moving_mean.value(), moving_var.value()
-        else:
-            mean, var = _batch_stats(x, reduce_axes, training, moving_mean, moving_var)
-            decay = 1.0 - momentum
-            with name_scope("AssignMovingAvg"):
-                upd_m = S.assign_sub(moving_mean, M.multiply(M.subtract(moving_mean, mean),
-                                                             decay))
-                upd_v = S.assign_sub(moving_var, M.multiply(M.subtract(moving_var, var),
-                                                            decay))
-            x.graph.add_to_collection(GraphKeys.UPDATE_OPS, upd_m)
-            x.graph.add_to_collection(GraphKeys.UPDATE_OPS, upd_v)
-        inv = M.rsqrt(M.add(var, epsilon))
-        if gamma is not None:
-            inv = M.multiply(inv, gamma)
-        shift = M.negative(M.multiply(mean, inv))
-        if beta is not None:
-            shift = M.add(shift, beta)
-        return M.add(M.multiply(x, bcast(inv)), bcast(shift))
+        y, _ = _normalize(x, axis, training, momentum, epsilon, gamma, beta, moving_mean,
+                          moving_var)
+        return y
+
+
+def _bn_axis(x: Tensor, axis: int, momentum: float, layer: str) -> Tuple[int, int]:
+    """The normalized axis (non-negative) and its size, after checking the arguments."""
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"{layer}: the rank of the inputs must be known, "
+                         f"got {x.shape} ({x.name})")
+    if not -rank <= axis < rank:
+        raise ValueError(f"{layer}: axis {axis} is out of range for inputs of "
+                         f"shape {x.shape}")
+    if not 0.0 <= momentum <= 1.0:
+        raise ValueError(f"{layer}: momentum must be in [0, 1], got {momentum}")
+    axis %= rank
+    depth = x.shape[axis]
+    if depth is None:
+        raise ValueError(f"{layer}: dimension {axis} of the inputs must be "
+                         f"known, got shape {x.shape} ({x.name})")
+    return axis, int(depth)
+
+
+def _normalize(x: Tensor, axis: int, training: Any, momentum: float, epsilon: float,
+               gamma: Any, beta: Any, moving_mean: Any, moving_var: Any
+               ) -> Tuple[Tensor, List[Tensor]]:
+    """Batch normalization of ``x`` along ``axis`` and the moving-average update ops
+    (also added to ``GraphKeys.UPDATE_OPS``; none outside training)."""
+    rank = x.shape.ndims
+    reduce_axes = [i for i in range(rank) if i != axis]
+    # Parameters of shape [depth] broadcast against the input only when the
+    # normalized axis is last; otherwise give them singleton dims elsewhere.
+    bshape = [1] * rank
+    bshape[axis] = int(x.shape[axis])
+
+    def bcast(v: Any) -> Any:
+        return v if axis == rank - 1 else A.reshape(v, bshape)
+
+    updates: List[Tensor] = []
+    if training is False:
+        mean, var = moving_mean.value(), moving_var.value()
+    else:
+        mean, var = _batch_stats(x, reduce_axes, training, moving_mean, moving_var)
+        decay = 1.0 - momentum
+        with name_scope("AssignMovingAvg"):
+            upd_m = S.assign_sub(moving_mean, M.multiply(M.subtract(moving_mean, mean),
+                                                         decay))
+            upd_v = S.assign_sub(moving_var, M.multiply(M.subtract(moving_var, var),
+                                                        decay))
+        x.graph.add_to_collection(GraphKeys.UPDATE_OPS, upd_m)
+        x.graph.add_to_collection(GraphKeys.UPDATE_OPS, upd_v)
+        updates = [upd_m, upd_v]
+    inv = M.rsqrt(M.add(var, epsilon))
+    if gamma is not None:
+        inv = M.multiply(inv, gamma)
+    shift = M.negative(M.multiply(mean, inv))
+    if beta is not None:
+        shift = M.add(shift, beta)
+    return M.add(M.multiply(x, bcast(inv)), bcast(shift)), updates
+
+
+class BatchNormalization(Layer):
+    """Batch normalization layer: the object form of ``batch_normalization``.
+
+    ``gamma``/``beta`` are trainable, ``moving_mean``/``moving_variance`` are not;
+    calling with ``training=True`` (or a bool tensor) also creates the update ops of
+    the moving statistics, listed in ``layer.updates`` and ``GraphKeys.UPDATE_OPS``.
+    ``fused`` is accepted for compatibility: both forms give the same results here.
+    """
+
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True,
+                 beta_initializer: Any = init_ops.Zeros(),
+                 gamma_initializer: Any = init_ops.Ones(),
+                 moving_mean_initializer: Any = init_ops.Zeros(),
+                 moving_variance_initializer: Any = init_ops.Ones(),
+                 beta_regularizer: Any = None, gamma_regularizer: Any = None,
+                 beta_constraint: Any = None, gamma_constraint: Any = None,
+                 renorm: bool = False, fused: Optional[bool] = None, trainable: bool = True,
+                 name: Optional[str] = None, **kwargs: Any):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        if renorm:
+            raise ValueError("BatchNormalization: renorm=True is not supported")
+        if isinstance(axis, (list, tuple)):
+            raise ValueError(f"BatchNormalization: only a single axis is supported, got {axis}")
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"BatchNormalization: momentum must be in [0, 1], got {momentum}")
+        self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
+        self.center, self.scale, self.fused = center, scale, fused
+        self._inits = (beta_initializer, gamma_initializer, moving_mean_initializer,
+                       moving_variance_initializer)
+        self._regs = (beta_regularizer, gamma_regularizer)
+        self._constraints = (beta_constraint, gamma_constraint)
+        self.gamma: Any = None
+        self.beta: Any = None
+        self.moving_mean: Any = None
+        self.moving_variance: Any = None
+        self._updates: List[Tensor] = []
+
+    @property
+    def updates(self) -> List[Tensor]:
+        """The moving-average update ops made by calls in training mode."""
+        return list(self._updates)
+
+    def build(self, input_shape: Any) -> None:
+        """Creates ``gamma``, ``beta``, ``moving_mean`` and ``moving_variance``."""
+        rank = input_shape.ndims
+        if rank is None or not -rank <= self.axis < rank or input_shape[self.axis] is None:
+            raise ValueError(f"BatchNormalization: axis {self.axis} of the inputs must be "
+                             f"known, got shape {input_shape}")
+        shape = [int(input_shape[self.axis])]
+        b_init, g_init, m_init, v_init = self._inits
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape, initializer=g_init,
+                                         regularizer=self._regs[1],
+                                         constraint=self._constraints[1])
+        if self.center:
+            self.beta = self.add_weight("beta", shape, initializer=b_init,
+                                        regularizer=self._regs[0],
+                                        constraint=self._constraints[0])
+        self.moving_mean = self.add_weight("moving_mean", shape, initializer=m_init,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape, initializer=v_init,
+                                               trainable=False)
+        self.built = True
+
+    def call(self, inputs: Tensor, training: Any = False) -> Tensor:  # type: ignore[override]
+        """Normalizes ``inputs`` with batch statistics in training, else moving ones."""
+        x = _float_input(inputs, "BatchNormalization")
+        axis, _ = _bn_axis(x, self.axis, self.momentum, "BatchNormalization")
+        y, updates = _normalize(x, axis, training, self.momentum, self.epsilon, self.gamma,
+                                self.beta, self.moving_mean, self.moving_variance)
+        self._updates.extend(updates)
+        return y
 
 
 def _batch_stats(x: Tensor, axes: List[int], training: Any, moving_mean: Any,
@@ -378,4 +475,20 @@ def flatten(inputs: Any, name: Optional[str] = None) -> Tensor:
         return A.reshape(x, A.stack([A.shape(x)[0], -1]))
 
 __all__ = ["dense", "conv2d", "batch_normalization", "max_pooling2d", "average_pooling2d",
-           "dropout", "flatten"]
+           "dropout", "flatten", "BatchNormalization"]
+
+from tensorfleet.layers_classes import (  # noqa: E402,F401  (layer objects, more layers)
+    AveragePooling2D, Conv1D, Conv2D, Conv2DTranspose, Dense, Dropout, Flatten, MaxPooling2D,
+    SeparableConv2D, conv1d, conv2d_transpose, separable_conv2d)
+
+__all__ += ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
+            "MaxPooling2D", "AveragePooling2D", "Flatten", "Dropout", "conv1d",
+            "conv2d_transpose", "separable_conv2d"]
+
+from tensorfleet.layers_extra import (  # noqa: E402,F401  (3-D convolution, 1-D/3-D pooling)
+    AveragePooling1D, AveragePooling3D, Conv3D, MaxPooling1D, MaxPooling3D, average_pooling1d,
+    average_pooling3d, conv3d, max_pooling1d, max_pooling3d)
+
+__all__ += ["Conv3D", "MaxPooling1D", "AveragePooling1D", "MaxPooling3D", "AveragePooling3D",
+            "conv3d", "max_pooling1d", "average_pooling1d", "max_pooling3d",
+            "average_pooling3d"]

@@ -6,6 +6,9 @@ from tensorfleet.training.optimizer import Optimizer  # noqa: F401,E402
 from tensorfleet.training.optimizers import (  # noqa: F401,E402
     AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     RMSPropOptimizer)
+from tensorfleet.training.optimizers_more import (  # noqa: F401,E402
+    AdadeltaOptimizer, AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer)
 from tensorfleet.training.training_util import (  # noqa: F401,E402
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
@@ -39,6 +42,12 @@ from tensorfleet.training.monitored_session import (  # noqa: F401,E402
     ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
     SingularMonitoredSession, WorkerSessionCreator)
 from tensorfleet.training.supervisor import Supervisor  # noqa: F401,E402
+from tensorfleet.training.meta_graph import (  # noqa: F401,E402
+    export_meta_graph, import_meta_graph)
+from tensorfleet.graph_util import write_graph  # noqa: F401,E402
+from tensorfleet.training.summary_io import FileWriter as SummaryWriter  # noqa: F401,E402
+from tensorfleet.training.moving_averages import (  # noqa: F401,E402
+    ExponentialMovingAverage, MovingAverageOptimizer)
 from tensorfleet.protos.example_pb2 import (  # noqa: F401,E402
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample)

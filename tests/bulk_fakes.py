@@ -6,7 +6,7 @@ import socket
 import threading
 from typing import Callable, Optional
 
-from tensorfleet.transport import bulk
+from tensorfleet.transport import bulk, handshake
 
 
 class FakeListener:
@@ -29,8 +29,8 @@ class FakeListener:
             conn.settimeout(10)
             _, _, _, cn = bulk._HELLO.unpack(conn.recv(bulk._HELLO.size, socket.MSG_WAITALL))
             sn = os.urandom(16)
-            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn,
-                                              bulk._mac(self._key, b"server", cn, sn)))
+            mac = handshake.mac(self._key, handshake.ROLE_ACCEPTOR, bulk.transcript(cn, sn))
+            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn, mac))
             conn.recv(bulk._PROOF.size, socket.MSG_WAITALL)
             conn.sendall(bulk._VERDICT.pack(bulk.MAGIC, bulk.BULK_VERSION, 0))
             if self._request_bytes is None:

@@ -156,7 +156,7 @@ def test_ops_check_shapes_and_dtypes_at_build_time():
         ConditionalAccumulator(tf.float32, reduction_type="MAX")
 
 
-def test_sparse_take_sums_rows_and_divides_by_the_number_of_gradients():
+def test_sparse_take_sums_rows_and_divides_by_the_gradients_naming_each_index():
     acc = SparseConditionalAccumulator(tf.float32, shape=[4, 2])
     idx = tf.placeholder(tf.int64, [None])
     vals = tf.placeholder(tf.float32, [None, 2])
@@ -169,7 +169,8 @@ def test_sparse_take_sums_rows_and_divides_by_the_number_of_gradients():
         sess.run(apply, {idx: [2, 3, 3], vals: [[4, 4], [1, 1], [5, 5]]})
         out = sess.run(taken)
     np.testing.assert_array_equal(out.indices, [0, 2, 3])
-    np.testing.assert_allclose(out.values, [[0.5, 0.5], [3, 3], [3, 3]])
+    # Per index, as TensorFlow: row 0 and row 3 come from one gradient each.
+    np.testing.assert_allclose(out.values, [[1, 1], [3, 3], [6, 6]])
     np.testing.assert_array_equal(out.dense_shape, [4, 2])
     # Without a dense shape given, the accumulator's own shape is reported.
     acc2 = SparseConditionalAccumulator(tf.float32, shape=[None, 3])

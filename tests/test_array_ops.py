@@ -472,6 +472,8 @@ def test_graph_with_array_ops_serializes():
     x = tf.constant(X)
     y = tf.boolean_mask(tf.pad(x[1:, ::2], [[0, 1], [1, 1], [0, 0]]), [True, False, True])
     expected = run(y)
-    g2 = tf.import_graph_def(tf.get_default_graph().as_graph_def())
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
     with tf.Session(graph=g2) as s:
         np.testing.assert_array_equal(s.run(y.name), expected)

@@ -15,7 +15,7 @@ import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.testing.cluster import LocalCluster
 from bulk_fakes import FakeListener, read_until_closed, run_in_threads
-from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
+from tensorfleet.transport import auth, bulk, bulk_client, handshake, rpc, wire
 
 SERVICE = "test.Calls"
 TOKEN = "bulk-calls-test-token"
@@ -259,8 +259,8 @@ class _TrickleListener:
             conn.settimeout(10)
             _, _, _, cn = bulk._HELLO.unpack(conn.recv(bulk._HELLO.size, socket.MSG_WAITALL))
             sn = os.urandom(16)
-            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn,
-                                              bulk._mac(b"", b"server", cn, sn)))
+            mac = handshake.mac(b"", handshake.ROLE_ACCEPTOR, bulk.transcript(cn, sn))
+            conn.sendall(bulk._CHALLENGE.pack(bulk.MAGIC, bulk.BULK_VERSION, 0, sn, mac))
             conn.recv(bulk._PROOF.size, socket.MSG_WAITALL)
             conn.sendall(bulk._VERDICT.pack(bulk.MAGIC, bulk.BULK_VERSION, 0))
             conn.recv(1 << 16)
@@ -370,17 +370,18 @@ def test_bulk_env_zero_keeps_calls_on_grpc(serve, channels, pool, monkeypatch):
     assert off_service.threads[-1].startswith("tf-rpc")
 
 
-def test_tls_keeps_calls_on_grpc(serve, channels, pool, tls_cert):
+def test_tls_calls_go_over_the_side_channel_in_tls(serve, channels, pool, tls_cert):
     cert, key = tls_cert
     server, service = serve(token=TOKEN,
                             credentials=auth.server_credentials(cert, key))
     client = rpc.RpcClient(f"localhost:{server.port}", SERVICE, token=TOKEN, channels=channels,
                            bulk_pool=pool, credentials=auth.channel_credentials(ca_file=cert))
-    assert client.side_channel() == 0
+    assert client.side_channel() == server.bulk_listener.port
     for _ in range(2):
         h, (arr, _, _) = client.call("Pull", {"seed": 3, "n": 100})
         assert np.array_equal(arr, _data(3, 100))
-    assert service.threads[-1].startswith("tf-rpc")
+        assert _over_side_channel(service, server)
+    assert _calls(server) == 2
 
 
 def test_unreachable_side_channel_falls_back_then_is_retried(serve, channels, monkeypatch):

@@ -336,16 +336,16 @@ def test_bulk_env_zero_disables_the_side_channel_on_both_sides(serve, channels, 
     assert on.bulk_listener.stats["accepted"] == 0
 
 
-def test_tls_turns_the_side_channel_off(serve, channels, pool, tls_cert):
+def test_tls_big_replies_come_over_the_side_channel_in_tls(serve, channels, pool, tls_cert):
     cert, key = tls_cert
     server = serve(token=TOKEN, credentials=auth.server_credentials(cert, key))
-    assert server.bulk_listener is None
+    assert server.bulk_listener is not None
     client = rpc.RpcClient(f"localhost:{server.port}", SERVICE, token=TOKEN, channels=channels,
                            bulk_pool=pool,
                            credentials=auth.channel_credentials(ca_file=cert))
-    assert not client._may_use_bulk(1234)
     _, (out,) = client.call("Data", {"seed": 4, "n": 3 * MIB})
     assert np.array_equal(out, _data(4, 3 * MIB))
+    assert server.bulk_listener.stats["served"] == 1
 
 
 # ------------------------------------------------------------------ lifecycle

@@ -108,8 +108,8 @@ def _connect(addr: str, limit: float = 10.0) -> socket.socket:
 
 def _hello(group: str, n: int, /, **fields: Any) -> Dict[str, Any]:
     """A hello from rank ``n - 1`` to rank 0 of group ``group``, with ``fields`` changed."""
-    hello = {"proto": "tensorfleet.collective", "version": 1, "group": group, "size": n,
-             "rank": n - 1, "to": 0, "nonce": "ab" * 16}
+    hello = {"proto": "tensorfleet.collective", "version": formation.PROTOCOL_VERSION,
+             "group": group, "size": n, "rank": n - 1, "to": 0, "nonce": "ab" * 16}
     hello.update(fields)
     return {k: v for k, v in hello.items() if v is not _DROP}
 

@@ -31,6 +31,7 @@ _TRAINING_NAMES = ("DEFAULT_FUSION_THRESHOLD", "BroadcastGlobalVariablesHook", "
 
 def __getattr__(name: str):
     if name in _TRAINING_NAMES:
+        # Inline: training imports this package, so a module-level import would be a cycle.
         from tensorfleet.training import distributed_optimizer
         return getattr(distributed_optimizer, name)
     raise AttributeError(f"module 'tensorfleet.collectives' has no attribute {name!r}")

@@ -1,8 +1,9 @@
 """How the ranks of a collective group connect: the authenticated handshake.
 
 Each pair of ranks gets one TCP connection: the higher rank connects, the lower
-accepts. Both prove they hold the cluster token with HMAC-SHA256 over a
-transcript of two fresh nonces, the group's name and size and both ranks, so
+accepts. Both prove they hold the cluster token with the handshake of every
+raw connection (``transport.handshake``): HMAC-SHA256 over one transcript of two
+fresh nonces, with the group's name and size and both ranks as its context, so
 the token never travels and a recorded handshake cannot be replayed::
 
     connector -> acceptor   hello   {proto, version, group, size, rank, to, nonce}
@@ -33,23 +34,21 @@ import collections
 import errno
 import hmac
 import logging
-import os
 import random
 import selectors
 import socket
 import struct
 import threading
 import time
-from hashlib import sha256
 from typing import Any, Callable, Dict, Optional, Set, Tuple
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, wire
+from tensorfleet.transport import auth, handshake, wire
 
 logger = logging.getLogger(__name__)
 
 PROTOCOL = "tensorfleet.collective"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 # Deadline for one whole handshake, from accept (or connect) to the last frame.
 HANDSHAKE_TIMEOUT = 10.0
 MAX_PENDING = 128
@@ -57,8 +56,8 @@ LISTEN_BACKLOG = 1024
 MAX_RETRY_DELAY = 1.0
 LOG_BURST = 5
 LOG_INTERVAL = 10.0
-NONCE_HEX = 32
-MAC_HEX = 64
+NONCE_HEX = 2 * handshake.NONCE_BYTES
+MAC_HEX = 2 * handshake.MAC_BYTES
 MAX_REPLY_BYTES = 4096
 HELLO_FIELDS = frozenset(("proto", "version", "group", "size", "rank", "to", "nonce"))
 
@@ -67,14 +66,16 @@ _HEX = frozenset("0123456789abcdef")
 _FD_ERRNOS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
-def mac(key: bytes, role: str, transcript: str) -> str:
-    """HMAC-SHA256 of ``role|transcript`` under the token, as hex."""
-    return hmac.new(key, f"{role}|{transcript}".encode("utf-8"), sha256).hexdigest()
+def mac(key: bytes, role: str, text: bytes) -> str:
+    """``role``'s proof over a transcript (``handshake.mac``), as hex for a control frame."""
+    return handshake.mac(key, role, text).hex()
 
 
-def transcript(name: str, size: int, connector: int, acceptor: int, cn: str, sn: str) -> str:
-    """What both sides' MACs cover: protocol, group, both ranks and both nonces."""
-    return f"{PROTOCOL}|{PROTOCOL_VERSION}|{name}|{size}|{connector}|{acceptor}|{cn}|{sn}"
+def transcript(name: str, size: int, connector: int, acceptor: int, cn: str, sn: str) -> bytes:
+    """What both sides' MACs cover: the shared handshake transcript of this protocol, with
+    the group, its size, both ranks and both nonces (hex, as the frames carry them)."""
+    return handshake.transcript(PROTOCOL, PROTOCOL_VERSION, (name, size, connector, acceptor),
+                                bytes.fromhex(cn), bytes.fromhex(sn))
 
 
 def hello_limit(name: str) -> int:
@@ -237,7 +238,7 @@ class _Pending:
         self.due = due
         self.reader = FrameReader(limit)
         self.peer = -1
-        self.transcript = ""
+        self.transcript = b""
 
 
 class Acceptor:
@@ -396,15 +397,15 @@ class Acceptor:
             # A real rank that is misconfigured learns why; it retries until its deadline.
             self._send(p, {"refused": e.message})
             raise
-        sn = os.urandom(NONCE_HEX // 2).hex()
+        sn = handshake.new_nonce().hex()
         p.transcript = transcript(self._name, self._size, peer, self._rank, cn, sn)
-        if not self._send(p, {"nonce": sn, "mac": mac(self._key, "acceptor", p.transcript)}):
+        if not self._send(p, {"nonce": sn, "mac": mac(self._key, handshake.ROLE_ACCEPTOR, p.transcript)}):
             raise errors.UnavailableError(None, None, "does not read what it is sent")
         p.peer = peer
 
     def _on_proof(self, sel: selectors.BaseSelector, p: _Pending,
                   proof: Dict[str, Any]) -> None:
-        want = mac(self._key, "connector", p.transcript)
+        want = mac(self._key, handshake.ROLE_CONNECTOR, p.transcript)
         if set(proof) != {"mac"} or not _is_hex(proof["mac"], MAC_HEX) \
                 or not hmac.compare_digest(proof["mac"], want):
             self._send(p, {"ok": False})
@@ -522,7 +523,7 @@ def _attempt(host: str, port: int, *, name: str, size: int, rank: int, peer: int
             # A loopback connect to a port nobody listens on can meet itself.
             raise _Retry(f"nothing listens at {what} yet")
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        cn = os.urandom(NONCE_HEX // 2).hex()
+        cn = handshake.new_nonce().hex()
         sock.settimeout(max(0.01, due - time.monotonic()))
         sock.sendall(wire.encode({"proto": PROTOCOL, "version": PROTOCOL_VERSION, "group": name,
                                   "size": size, "rank": rank, "to": peer, "nonce": cn}))
@@ -535,11 +536,11 @@ def _attempt(host: str, port: int, *, name: str, size: int, rank: int, peer: int
             raise _Retry(f"{what} answered with something other than a tensorfleet "
                          "collective handshake")
         text = transcript(name, size, rank, peer, cn, reply["nonce"])
-        if not hmac.compare_digest(reply["mac"], mac(key, "acceptor", text)):
+        if not hmac.compare_digest(reply["mac"], mac(key, handshake.ROLE_ACCEPTOR, text)):
             raise errors.UnauthenticatedError(
                 None, None, f"{what} did not prove it holds the cluster token: every rank "
                 f"must use the same {auth.TOKEN_ENV}")
-        sock.sendall(wire.encode({"mac": mac(key, "connector", text)}))
+        sock.sendall(wire.encode({"mac": mac(key, handshake.ROLE_CONNECTOR, text)}))
         # The peer proved the token: its verdict is worth waiting for until the deadline.
         verdict = _read_frame(sock, deadline, MAX_REPLY_BYTES, what)
         if verdict != {"ok": True}:

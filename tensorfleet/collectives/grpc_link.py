@@ -1,6 +1,6 @@
 """A collectives link over the project's gRPC transport (``RpcServer``/``RpcClient``).
 
-Same contract as ``TcpLink``, so ``RingGroup(..., transport="grpc")`` runs the
+A ``transport.link.FrameLink``, as ``TcpLink``, so ``RingGroup(..., transport="grpc")`` runs the
 same algorithms over it: each rank serves a small ``tensorfleet.Collective``
 service on its own address, and a frame sent to a peer is one ``Deliver`` call
 carrying ``(header, [tensor])`` as a ``wire`` message (streamed in chunks above
@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.collectives.tcp import PeerAbort
+from tensorfleet.transport.link import PeerAbort
 from tensorfleet.transport import rpc
 
 logger = logging.getLogger(__name__)

@@ -23,7 +23,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.collectives import group as _g
+from tensorfleet.collectives.ring import RingGroup
+from tensorfleet.distributed.resolver import parse_tf_config
 from tensorfleet.kernels import collective_kernels as _kernels
+from tensorfleet.runtime import process
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +36,26 @@ TIMEOUT_ENV = "TENSORFLEET_COLLECTIVE_TIMEOUT"
 CONNECT_TIMEOUT_ENV = "TENSORFLEET_COLLECTIVE_CONNECT_TIMEOUT"
 DEFAULT_CONNECT_TIMEOUT = 120.0
 
-_LOCK = threading.RLock()
-_GROUPS: Dict[str, _g.Group] = {}
+
+
+class _Groups:
+    """The collective groups of one ``ProcessRuntime``, by key."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.by_key: Dict[str, _g.Group] = {}
+
+    def close(self) -> None:
+        """Closes every group (the runtime is closing)."""
+        with self.lock:
+            groups, self.by_key = list(self.by_key.values()), {}
+        for grp in groups:
+            grp.close()
+
+
+def _groups() -> _Groups:
+    """This runtime's groups (a ``ProcessRuntime`` component, made on first use)."""
+    return process.current().component("collectives.groups", _Groups, _Groups.close)
 
 
 def _shift_port(address: str, offset: int) -> str:
@@ -55,7 +76,6 @@ def members_from_tf_config(tf_config: Optional[str] = None,
     Raises:
       InvalidArgumentError: no ``TF_CONFIG``, or this task is not a member.
     """
-    from tensorfleet.distributed.resolver import parse_tf_config
     try:
         cfg = parse_tf_config(tf_config if tf_config is not None
                               else os.environ.get("TF_CONFIG"))
@@ -117,8 +137,9 @@ def init(addresses: Optional[Sequence[str]] = None, rank: Optional[int] = None, 
       InvalidArgumentError: a bad address list or rank.
       UnavailableError / DeadlineExceededError: the peers could not be reached.
     """
-    with _LOCK:
-        existing = _GROUPS.get(key)
+    groups = _groups()
+    with groups.lock:
+        existing = groups.by_key.get(key)
         if existing is not None:
             return existing
         if timeout is None:
@@ -137,20 +158,20 @@ def init(addresses: Optional[Sequence[str]] = None, rank: Optional[int] = None, 
         if len(addresses) == 1:
             grp: _g.Group = _g.LocalGroup(key)
         else:
-            from tensorfleet.collectives.ring import RingGroup
             grp = RingGroup(addresses, rank, key, token=token, timeout=timeout,
                             connect_timeout=connect_timeout, **ring_options)
-        _GROUPS[key] = grp
+        groups.by_key[key] = grp
         return grp
 
 
 def register_group(grp: _g.Group, key: str = DEFAULT_KEY) -> _g.Group:
     """Makes ``grp`` the group that collective ops with ``group_key=key`` use."""
-    with _LOCK:
-        if key in _GROUPS and _GROUPS[key] is not grp:
+    groups = _groups()
+    with groups.lock:
+        if key in groups.by_key and groups.by_key[key] is not grp:
             raise errors.AlreadyExistsError(
                 None, None, f"a collective group with key {key!r} already exists")
-        _GROUPS[key] = grp
+        groups.by_key[key] = grp
     return grp
 
 
@@ -160,8 +181,9 @@ def get_group(key: str = DEFAULT_KEY, create: bool = True) -> _g.Group:
     Raises:
       FailedPreconditionError: ``key`` names no group and cannot be created.
     """
-    with _LOCK:
-        grp = _GROUPS.get(key)
+    groups = _groups()
+    with groups.lock:
+        grp = groups.by_key.get(key)
         if grp is None and create and key == DEFAULT_KEY:
             grp = init(key=key)
     if grp is None:
@@ -173,15 +195,16 @@ def get_group(key: str = DEFAULT_KEY, create: bool = True) -> _g.Group:
 
 def is_initialized(key: str = DEFAULT_KEY) -> bool:
     """Whether group ``key`` exists in this process."""
-    return key in _GROUPS
+    return key in _groups().by_key
 
 
 def shutdown(key: Optional[str] = None) -> None:
     """Closes and forgets group ``key`` (every group when None)."""
-    with _LOCK:
-        keys = list(_GROUPS) if key is None else [key]
-        groups = [_GROUPS.pop(k) for k in keys if k in _GROUPS]
-    for grp in groups:
+    groups = _groups()
+    with groups.lock:
+        keys = list(groups.by_key) if key is None else [key]
+        closing = [groups.by_key.pop(k) for k in keys if k in groups.by_key]
+    for grp in closing:
         grp.close()
 
 
@@ -197,7 +220,8 @@ def size(key: str = DEFAULT_KEY) -> int:
 
 def describe() -> str:
     """The process's groups as JSON (for logs)."""
-    return json.dumps({k: {"rank": g.rank, "size": g.size} for k, g in _GROUPS.items()})
+    by_key = _groups().by_key
+    return json.dumps({k: {"rank": g.rank, "size": g.size} for k, g in by_key.items()})
 
 
 __all__ = ["DEFAULT_KEY", "PORT_OFFSET_ENV", "TIMEOUT_ENV", "CONNECT_TIMEOUT_ENV", "init",

@@ -36,8 +36,11 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.collectives import algorithms
 from tensorfleet.collectives import group as _g
-from tensorfleet.collectives.tcp import PeerAbort, TcpLink
+from tensorfleet.collectives.grpc_link import GrpcLink
+from tensorfleet.collectives.tcp import TcpLink
+from tensorfleet.transport.link import FrameLink, LinkFactory, PeerAbort
 
 logger = logging.getLogger(__name__)
 
@@ -145,13 +148,9 @@ class RingGroup(_g.Group):
             raise errors.InvalidArgumentError(
                 None, None, f"unknown collective transport {transport!r}; use one of "
                 f"{list(TRANSPORTS)}")
-        if transport == "grpc":
-            from tensorfleet.collectives.grpc_link import GrpcLink
-            link_cls: Any = GrpcLink
-        else:
-            link_cls = TcpLink
+        link_cls: LinkFactory = GrpcLink if transport == "grpc" else TcpLink
         self.transport = transport
-        self.link = link_cls(addrs, self._rank, name, token=token,
+        self.link: FrameLink = link_cls(addrs, self._rank, name, token=token,
                              connect_timeout=connect_timeout, is_failed=self._failed,
                              buffer_bytes=buffer_bytes)
         self._ops: "queue.Queue[Optional[Tuple[Callable[[int], Any], concurrent.futures.Future]]]" \
@@ -331,7 +330,6 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
-            from tensorfleet.collectives import algorithms
             algorithms.all_reduce(self, seq, src.reshape(-1), out.reshape(-1), red, comp, t)
             return out
         return self._submit(run)
@@ -343,7 +341,6 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
-            from tensorfleet.collectives import algorithms
             return algorithms.all_gather(self, seq, src, t)
         return self._submit(run).result()
 
@@ -357,7 +354,6 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
-            from tensorfleet.collectives import algorithms
             return algorithms.broadcast(self, seq, src, int(root), t)
         return self._submit(run).result()
 
@@ -374,7 +370,6 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
-            from tensorfleet.collectives import algorithms
             return algorithms.reduce_scatter(self, seq, src, red, t)
         return self._submit(run).result()
 
@@ -382,7 +377,6 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> None:
-            from tensorfleet.collectives import algorithms
             algorithms.barrier(self, seq, t)
         self._submit(run).result()
 

@@ -24,11 +24,15 @@ replica context's ``all_reduce`` build collective ops directly.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tensorfleet.collectives import registry
-from tensorfleet.ops import collective_ops
+from tensorfleet.distributed.cluster import ClusterSpec
+from tensorfleet.distributed.resolver import TFConfigClusterResolver
+from tensorfleet.ops import collective_ops, math_ops_reduce
+from tensorfleet.runtime import process
 
 
 class ReduceOp:
@@ -163,7 +167,6 @@ class CollectiveAllReduceStrategy:
                  cluster_resolver: Any = None, *, group_key: str = registry.DEFAULT_KEY,
                  timeout: Optional[float] = None, port_offset: Optional[int] = None,
                  num_gpus_per_worker: int = 0):
-        from tensorfleet.distributed.resolver import TFConfigClusterResolver
         self.communication = communication
         self.cluster_resolver = cluster_resolver or TFConfigClusterResolver()
         self.group_key = group_key
@@ -180,7 +183,6 @@ class CollectiveAllReduceStrategy:
         return self._members_of(spec, ttype, tid)
 
     def _members_of(self, spec: Any, ttype: str, tid: Any) -> Tuple[List[str], int]:
-        import json
         jobs = {j: spec.job_tasks(j) for j in spec.jobs}
         cfg = json.dumps({"cluster": jobs, "task": {"type": ttype, "index": int(tid or 0)}})
         return registry.members_from_tf_config(cfg, self.port_offset)
@@ -239,7 +241,6 @@ class CollectiveAllReduceStrategy:
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
         """``value`` reduced over the replicas (and over ``axis`` of each, if given)."""
         if axis is not None:
-            from tensorfleet.ops import math_ops_reduce
             local = (math_ops_reduce.reduce_sum if _reduction(reduce_op) == "sum"
                      else math_ops_reduce.reduce_mean)
             value = local(value, axis=axis)
@@ -249,7 +250,6 @@ class CollectiveAllReduceStrategy:
                   task_type: Optional[str] = None, task_id: Optional[int] = None) -> None:
         """Re-reads the membership from an explicit cluster, as TensorFlow allows."""
         if cluster_spec is not None and task_type is not None:
-            from tensorfleet.distributed.cluster import ClusterSpec
             spec = cluster_spec if isinstance(cluster_spec, ClusterSpec) \
                 else ClusterSpec(cluster_spec)
             self._members, self._rank = self._members_of(spec, task_type, task_id)
@@ -297,15 +297,11 @@ def in_cross_replica_context() -> bool:
     return has_strategy() and not _replica_stack()
 
 
-_DEFAULT: List[CollectiveAllReduceStrategy] = []
-
-
 def _default_strategy() -> CollectiveAllReduceStrategy:
-    if not _DEFAULT:
-        from tensorfleet.distributed.resolver import TFConfigClusterResolver
-        _DEFAULT.append(CollectiveAllReduceStrategy(
+    # One per runtime (``ProcessRuntime`` component), made on first use.
+    return process.current().component(
+        "collectives.default_strategy", lambda: CollectiveAllReduceStrategy(
             cluster_resolver=TFConfigClusterResolver(tf_config="{}"), group_key="local"))
-    return _DEFAULT[0]
 
 
 __all__ = ["ReduceOp", "CollectiveCommunication", "ReplicaContext",

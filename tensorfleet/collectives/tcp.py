@@ -44,43 +44,19 @@ import numpy as np
 from tensorfleet import errors
 from tensorfleet.collectives import formation
 from tensorfleet.collectives.formation import PROTOCOL, PROTOCOL_VERSION  # noqa: F401
-from tensorfleet.transport import auth, bulk, wire
+from tensorfleet.transport import auth, sockio, wire
+from tensorfleet.transport.link import PeerAbort
 
 logger = logging.getLogger(__name__)
 
 MAX_CONTROL_BYTES = 64 << 10
 # How often a blocked socket call wakes up to look at the group's failure flag.
-POLL_SLICE = 0.1
+POLL_SLICE = sockio.POLL_SLICE
 _PREFIX = struct.Struct("<4sHHII")
 
 
-class PeerAbort(Exception):
-    """A peer announced that the group failed; carries its verdict (who and why)."""
-
-    def __init__(self, sender: int, payload: Dict[str, Any]):
-        super().__init__(payload.get("message", ""))
-        self.sender = sender
-        self.payload = payload
-
-
-def _timeval(seconds: float) -> bytes:
-    sec = int(seconds)
-    return struct.pack("ll", sec, int((seconds - sec) * 1e6))
-
-
-def _configure(sock: socket.socket, buffer_bytes: Optional[int] = None) -> None:
-    if buffer_bytes:
-        # Fixed buffers turn off the kernel's autotuning; bigger ones mean fewer wakeups.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(buffer_bytes))
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(buffer_bytes))
-    sock.settimeout(None)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(POLL_SLICE))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(POLL_SLICE))
-
-
 class TcpLink:
-    """Connections from this rank to every other rank of a group.
+    """Connections from this rank to every other rank of a group (a ``link.FrameLink``).
 
     Args:
       addresses: ``host:port`` of every rank; this rank listens on its own.
@@ -151,7 +127,10 @@ class TcpLink:
 
     def _add_peer(self, peer: int, sock: socket.socket) -> None:
         """Takes an authenticated connection to ``peer`` into use."""
-        _configure(sock, self._buffer_bytes)
+        # Keepalive on, as on every raw connection: a crashed machine shows up in seconds.
+        # No TCP_USER_TIMEOUT: a rank may rightly leave its window shut for longer than
+        # seconds (still computing); the group's own timeout judges that.
+        sockio._configure(sock, POLL_SLICE, self._buffer_bytes, user_timeout_ms=None)
         old = self._socks.get(peer)
         self._socks[peer] = sock
         if old is not None:
@@ -189,11 +168,11 @@ class TcpLink:
         """
         expected = self._head(header, out.dtype, out.size)
         prefix = bytearray(wire.PREFIX_BYTES)
-        self._recv_exact(peer, memoryview(prefix), timeout)
+        self._recv(peer, memoryview(prefix), timeout)
         if bytes(prefix) != expected[:wire.PREFIX_BYTES]:
             self._unexpected(peer, prefix, header, out, timeout)
         rest = bytearray(len(expected) - wire.PREFIX_BYTES)
-        self._recv_exact(peer, memoryview(rest), timeout)
+        self._recv(peer, memoryview(rest), timeout)
         if bytes(prefix) + bytes(rest) != expected:
             self._broken_recv.add(peer)
             raise errors.InvalidArgumentError(
@@ -201,11 +180,11 @@ class TcpLink:
                 f"{header} with {out.size} x {out.dtype}: the ranks are running different "
                 "collectives (every rank must call the same collectives in the same order)")
         if out.nbytes:
-            self._recv_exact(peer, memoryview(out.reshape(-1)).cast("B"), timeout)
+            self._recv(peer, memoryview(out.reshape(-1)).cast("B"), timeout)
         pad = -out.nbytes % wire.ALIGN
         if pad:
             tail = bytearray(pad)
-            self._recv_exact(peer, memoryview(tail), timeout)
+            self._recv(peer, memoryview(tail), timeout)
             if any(tail):
                 raise errors.InvalidArgumentError(
                     None, None, f"{self.describe(peer)} sent nonzero frame padding")
@@ -221,7 +200,7 @@ class TcpLink:
                 None, None, f"{self.describe(peer)} sent a malformed frame (magic {magic!r}, "
                 f"version {version}): is it a tensorfleet collective peer of the same release?")
         raw = bytearray(header_len + (-(wire.PREFIX_BYTES + header_len) % wire.ALIGN))
-        self._recv_exact(peer, memoryview(raw), timeout)
+        self._recv(peer, memoryview(raw), timeout)
         if count == 0:
             got, _ = wire.decode(bytes(prefix) + bytes(raw), MAX_CONTROL_BYTES)
             if isinstance(got.get("abort"), dict):
@@ -238,71 +217,49 @@ class TcpLink:
             "tensors of the same dtype and shape)")
 
     # ------------------------------------------------------------------ socket loops
-    def _recv_exact(self, peer: int, view: memoryview, timeout: float) -> None:
-        sock = self._socks[peer]
-        need, got = len(view), 0
-        last = time.monotonic()
-        while got < need:
-            try:
-                k = sock.recv_into(view[got:], need - got, socket.MSG_WAITALL)
-            except (BlockingIOError, InterruptedError, socket.timeout):
-                k = -1
-            except OSError as e:
+    def _recv(self, peer: int, view: memoryview, timeout: float) -> None:
+        """Fills ``view`` from ``peer``; a failure mid-frame marks the connection broken."""
+        try:
+            sockio._recv_exact(self._socks[peer], view, float("inf"), stall=timeout,
+                               failed=self._is_failed)
+        except sockio._Stopped as e:
+            if e.got:
                 self._broken_recv.add(peer)
-                raise errors.UnavailableError(
-                    None, None, f"lost the connection to {self.describe(peer)}: {e}") from None
-            if k == 0:
+            raise e.cause from None
+        except sockio._Silent as e:
+            if e.got:
                 self._broken_recv.add(peer)
-                raise errors.UnavailableError(
-                    None, None, f"{self.describe(peer)} closed its connection (the process "
-                    "exited or was killed)")
-            now = time.monotonic()
-            if k > 0:
-                got += k
-                last = now
-                continue
-            failed = self._is_failed()
-            if failed is not None:
-                if got:
-                    self._broken_recv.add(peer)
-                raise failed
-            if now - last > timeout:
-                if got:
-                    self._broken_recv.add(peer)
-                raise errors.DeadlineExceededError(
-                    None, None, f"{self.describe(peer)} sent nothing for {timeout:g} s "
-                    "(stopped, hung or too slow)")
+            raise errors.DeadlineExceededError(
+                None, None, f"{self.describe(peer)} sent nothing for {timeout:g} s "
+                "(stopped, hung or too slow)") from None
+        except sockio._Eof:
+            self._broken_recv.add(peer)
+            raise errors.UnavailableError(
+                None, None, f"{self.describe(peer)} closed its connection (the process "
+                "exited or was killed)") from None
+        except OSError as e:
+            self._broken_recv.add(peer)
+            raise errors.UnavailableError(
+                None, None, f"lost the connection to {self.describe(peer)}: {e}") from None
 
     def _send_parts(self, peer: int, parts: Sequence[Any], timeout: float) -> None:
-        sock = self._socks[peer]
         views = [memoryview(p).cast("B") for p in parts if len(p)]
-        last = time.monotonic()
-        started = False
-        while views:
-            try:
-                sent = sock.sendmsg(views)
-            except (BlockingIOError, InterruptedError, socket.timeout):
-                sent = -1
-            except OSError as e:
+        try:
+            sockio._send_all(self._socks[peer], views, float("inf"), stall=timeout,
+                             failed=self._is_failed)
+        except sockio._Stopped as e:
+            if e.got:
                 self._broken_send.add(peer)
-                raise errors.UnavailableError(
-                    None, None, f"lost the connection to {self.describe(peer)}: {e}") from None
-            now = time.monotonic()
-            if sent > 0:
-                started = True
-                last = now
-                bulk.consume(views, sent)
-                continue
-            failed = self._is_failed()
-            if failed is not None:
-                if started:
-                    self._broken_send.add(peer)
-                raise failed
-            if now - last > timeout:
-                self._broken_send.add(peer)
-                raise errors.DeadlineExceededError(
-                    None, None, f"{self.describe(peer)} read nothing for {timeout:g} s "
-                    "(stopped, hung or too slow)")
+            raise e.cause from None
+        except sockio._Stalled:
+            self._broken_send.add(peer)
+            raise errors.DeadlineExceededError(
+                None, None, f"{self.describe(peer)} read nothing for {timeout:g} s "
+                "(stopped, hung or too slow)") from None
+        except OSError as e:
+            self._broken_send.add(peer)
+            raise errors.UnavailableError(
+                None, None, f"lost the connection to {self.describe(peer)}: {e}") from None
 
     # ------------------------------------------------------------------ failure path
     def send_abort(self, payload: Dict[str, Any], lock_timeout: float = 1.0) -> None:
@@ -346,12 +303,12 @@ class TcpLink:
 
     def _read_abort(self, peer: int) -> Dict[str, Any]:
         prefix = bytearray(wire.PREFIX_BYTES)
-        self._recv_exact(peer, memoryview(prefix), 1.0)
+        self._recv(peer, memoryview(prefix), 1.0)
         magic, version, flags, header_len, count = _PREFIX.unpack(bytes(prefix))
         if magic != wire.MAGIC or count or header_len > MAX_CONTROL_BYTES:
             raise ValueError("not a control frame")
         raw = bytearray(header_len + (-(wire.PREFIX_BYTES + header_len) % wire.ALIGN))
-        self._recv_exact(peer, memoryview(raw), 1.0)
+        self._recv(peer, memoryview(raw), 1.0)
         header, _ = wire.decode(bytes(prefix) + bytes(raw), MAX_CONTROL_BYTES)
         if not isinstance(header.get("abort"), dict):
             raise ValueError("not an abort frame")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from tensorfleet import errors
+from tensorfleet.framework.device import DeviceSpec
 
 TaskAddresses = Union[Sequence[str], Mapping[int, str]]
 
@@ -111,7 +112,6 @@ class ClusterSpec:
         return [f"/job:{j}/task:{i}" for j, t in self._jobs.items() for i in t]
 
     def address_of(self, task_name: str) -> str:
-        from tensorfleet.framework.device import DeviceSpec
         spec = DeviceSpec.from_string(task_name)
         return self.task_address(spec.job or "", spec.task or 0)
 

@@ -7,6 +7,12 @@ to the workers involved, concurrently, and gathers the fetches. If any
 partition fails, the others are told to abort the step, so no task waits for a
 tensor that will never come. A step run for a caller over the network ends at
 that caller's deadline (or ``limits.MAX_STEP_SECS``), and when it hangs up.
+
+When a step completes or fails is decided by its ``step_state.StepLifecycle``,
+which does no I/O; this module only turns what happens (a RunGraph future
+finishing, a watchdog tick, a ping's answer, a session closing) into its events
+and carries out the actions it returns (abort the step on its tasks, ping them,
+report a slow step).
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.partition import partition
 from tensorfleet.distributed.placement import log_placement, place
+from tensorfleet.distributed.step_state import (
+    AbortRequested, AbortTasks, Action, CallerGone, Event, PartitionFailed, PartitionReplied,
+    PingsAnswered, PingTasks, ReportSlow, StepLifecycle, TaskUnresponsive, Tick)
 from tensorfleet.distributed.transfers import plan_transfers
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.serialization import import_graph_def
@@ -72,36 +81,40 @@ def _incarnation_of(handle: Any) -> Optional[str]:
 
 
 class _Step:
-    """One running step: its remote partitions and the first error it met."""
+    """One running step: its lifecycle (``step_state``), its remote partitions' futures
+    and the network call it runs for."""
 
-    __slots__ = ("id", "plan", "futures", "start", "last_ping", "next_report", "error",
-                 "session", "deadline", "limit_name", "caller", "_lock", "__weakref__")
+    __slots__ = ("id", "plan", "futures", "session", "caller", "state", "_lock", "__weakref__")
 
-    def __init__(self, step_id: int, plan: "_StepPlan", timeout_ms: int = 0,
+    def __init__(self, step_id: int, plan: "_StepPlan", master_task: str, timeout_ms: int = 0,
                  limit_name: str = "the session's operation_timeout_in_ms"):
         self.id = step_id
         self.plan = plan
         self.futures: Dict[Any, str] = {}  # remote RunGraph future -> task
-        self.start = self.last_ping = time.monotonic()
-        # operation_timeout_in_ms: past it the master cancels the step everywhere.
-        self.deadline = self.start + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        self.limit_name = limit_name
         self.caller: Optional[limits.CallScope] = None
-        self.next_report = SLOW_STEP_REPORT_SECS
-        self.error: Optional[errors.OpError] = None
         self.session: Optional["MasterSession"] = None
+        # operation_timeout_in_ms: past it the master cancels the step everywhere.
+        self.state = StepLifecycle(
+            step_id, [part[0] for part in plan.parts], master_task, time.monotonic(),
+            timeout_secs=timeout_ms / 1000.0 if timeout_ms > 0 else None,
+            limit_name=limit_name, heartbeat_secs=HEARTBEAT_SECS,
+            slow_report_secs=SLOW_STEP_REPORT_SECS)
         self._lock = threading.Lock()
 
-    def fail(self, err: errors.OpError) -> bool:
-        """Records ``err`` unless the step already failed; whether it was the first."""
-        with self._lock:
-            if self.error is not None:
-                return False
-            self.error = err
-            return True
+    @property
+    def error(self) -> Optional[errors.OpError]:
+        """The error the step failed with (the first one), or None."""
+        return self.state.error
 
-    def pending_tasks(self) -> set:
-        return {task for fut, task in list(self.futures.items()) if not fut.done()}
+    @property
+    def deadline(self) -> Optional[float]:
+        """When the step is cancelled (``time.monotonic()``), or None."""
+        return self.state.deadline
+
+    def handle(self, event: Event) -> List[Action]:
+        """Feeds ``event`` to the lifecycle now; the actions to carry out."""
+        with self._lock:
+            return self.state.handle(event, time.monotonic())
 
     def bound_by_caller(self) -> None:
         """Ends the step at the deadline of the network call it runs for (and
@@ -112,31 +125,13 @@ class _Step:
             return
         self.caller = call
         seconds, bound = limits.bound(limits.MAX_STEP_SECS, limits.MAX_STEP_SECS)
-        if self.deadline is None or self.start + seconds < self.deadline:
-            self.deadline = self.start + seconds
-            self.limit_name = ("its caller's deadline" if bound == "caller" else
-                               "the server's maximum step time")
-
-    def check_deadline(self, task: str) -> None:
-        """Fails the step with DeadlineExceededError once its deadline has passed,
-        and with CancelledError once its caller hung up."""
-        if self.caller is not None and self.error is None and not self.caller.alive():
-            self.fail(errors.CancelledError(
-                None, None, "The caller of the step went away; the step was cancelled on "
-                "every task", task=task))
-            return
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            ms = round((self.deadline - self.start) * 1000)
-            self.fail(errors.DeadlineExceededError(
-                None, None, f"The step did not finish within {self.limit_name} ({ms} ms) "
-                "and was cancelled on every task",
-                task=task))
+        self.state.bound(seconds, "its caller's deadline" if bound == "caller" else
+                         "the server's maximum step time")
 
     def wait_slice(self) -> float:
         """How long to wait before looking at the step again."""
-        if self.deadline is None:
-            return HEARTBEAT_SECS
-        return max(0.0, min(HEARTBEAT_SECS, self.deadline - time.monotonic()))
+        with self._lock:
+            return self.state.next_wakeup(time.monotonic())
 
 
 class _StepPlan:
@@ -242,9 +237,10 @@ class MasterSession:
         plan = self._plan(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         feeds = dict(zip(feed_names, feed_values))
         if timeout_ms > 0:
-            step = _Step(random.getrandbits(62), plan, timeout_ms, "RunOptions.timeout_in_ms")
+            step = _Step(random.getrandbits(62), plan, self.master.task, timeout_ms,
+                         "RunOptions.timeout_in_ms")
         else:
-            step = _Step(random.getrandbits(62), plan,
+            step = _Step(random.getrandbits(62), plan, self.master.task,
                          int(getattr(self.config, "operation_timeout_in_ms", 0) or 0))
         step.bound_by_caller()
         self._running[step.id] = step
@@ -277,10 +273,13 @@ class MasterSession:
             try:
                 results.update(client.run_graph(handle, step.id, {n: feeds[n] for n in fnames}))
             except errors.OpError as e:
-                step.fail(e)  # as raised: it already names the task it is about
+                # As raised: it already names the task it is about.
+                self.drive(step, PartitionFailed(task, e))
             except Exception as e:  # noqa: BLE001 - the step fails; the others are aborted
-                step.fail(errors.InternalError(None, None, f"{type(e).__name__}: {e}",
-                                               task=self.master.task))
+                self.drive(step, PartitionFailed(task, errors.InternalError(
+                    None, None, f"{type(e).__name__}: {e}", task=self.master.task)))
+            else:
+                self.drive(step, PartitionReplied(task))
             finally:
                 if watched:
                     self.master.unwatch(step)
@@ -301,10 +300,48 @@ class MasterSession:
 
     def _on_remote_done(self, step: "_Step") -> Callable[[Any], None]:
         def done(fut: Any) -> None:
+            task = step.futures.get(fut, "")
             exc = fut.exception()
-            if exc is not None and step.fail(_as_op_error(exc, step.futures.get(fut))):
-                self.master.abort_local(step)
+            self.drive(step, PartitionReplied(task) if exc is None
+                       else PartitionFailed(task, _as_op_error(exc, task)))
         return done
+
+    def drive(self, step: "_Step", event: Event) -> None:
+        """Feeds ``event`` to the step's lifecycle and carries out the actions it returns.
+
+        ``FailStep`` and ``Complete`` need nothing here: the thread collecting the
+        step sees them in ``step.state``.
+        """
+        for action in step.handle(event):
+            if isinstance(action, AbortTasks):
+                # This task's partition first: it may be waiting for a tensor that
+                # will never come. The others are told in parallel, not awaited.
+                self.master.abort_local(step)
+                try:
+                    self._abort(step.plan, step.id, action.error)
+                except RuntimeError:
+                    pass  # the server stopped, which ended the step's waits already
+            elif isinstance(action, PingTasks):
+                err = self._find_unresponsive(set(action.tasks))
+                self.drive(step, PingsAnswered() if err is None
+                           else TaskUnresponsive(err.task or "", err))
+            elif isinstance(action, ReportSlow):
+                # Every task answers, yet the step does not finish: it is blocked in a
+                # kernel by design (a queue, synchronous replicas waiting for a peer).
+                # Say so, so that a wait for a task that died is never silent.
+                logger.warning(
+                    "Step %d has been running for %.0f s; still waiting for %s. Every "
+                    "task answers pings, so the step is blocked in a kernel: a queue, "
+                    "or SyncReplicasOptimizer waiting for the gradients or tokens of "
+                    "replicas that are not running.", step.id, action.waited,
+                    ", ".join(sorted(action.tasks)))
+
+    def tick(self, step: "_Step") -> None:
+        """Looks at a running step: its caller, its deadline, and (every
+        ``HEARTBEAT_SECS``) whether the tasks it waits for still answer pings."""
+        if step.error is None and step.caller is not None and not step.caller.alive():
+            self.drive(step, CallerGone())
+        self.drive(step, Tick())
 
     def _collect(self, step: "_Step", results: Dict[str, Any]) -> None:
         """Waits for every remote partition of a step. While waiting it pings the
@@ -321,40 +358,15 @@ class MasterSession:
                     results.update(fut.result())
                 else:
                     # Also done by the future's callback, which may not have run yet.
-                    step.fail(_as_op_error(exc, step.futures[fut]))
+                    task = step.futures[fut]
+                    self.drive(step, PartitionFailed(task, _as_op_error(exc, task)))
             if step.error is None and pending:
-                step.check_deadline(self.master.task)
-                self.check_progress(step, {step.futures[f] for f in pending})
+                self.tick(step)
         if step.error is not None:
             first = step.error
-            self._abort(step.plan, step.id, first)
             # Healthy tasks wind down quickly; a task that stopped answering will not.
             wait([f for f in pending if step.futures[f] != first.task], timeout=ABORT_GRACE_SECS)
             raise first
-
-    def check_progress(self, step: "_Step", waiting: set) -> None:
-        """Every ``HEARTBEAT_SECS`` of a step: fails it if one of the ``waiting`` tasks
-        does not answer a ping, and reports a step that has been blocked for long."""
-        now = time.monotonic()
-        if step.error is not None or now - step.last_ping < HEARTBEAT_SECS:
-            return
-        err = self._find_unresponsive(waiting)
-        step.last_ping = time.monotonic()
-        if err is not None:
-            step.fail(err)
-            return
-        waited = step.last_ping - step.start
-        if waited >= step.next_report:
-            # Every task answers, yet the step does not finish: it is blocked in a
-            # kernel by design (a queue, synchronous replicas waiting for a peer).
-            # Say so, so that a wait for a task that died is never silent.
-            step.next_report = min(waited * 2, waited + 60.0)
-            logger.warning(
-                "Step %d has been running for %.0f s; still waiting for %s. Every "
-                "task answers pings, so the step is blocked in a kernel: a queue, "
-                "or SyncReplicasOptimizer waiting for the gradients or tokens of "
-                "replicas that are not running.", step.id, waited,
-                ", ".join(sorted(waiting)))
 
     def _await_registration(self, futures: Dict[Any, str]) -> Dict[str, str]:
         """Graph handles by task, pinging the tasks that take long to answer.
@@ -446,13 +458,9 @@ class MasterSession:
         # As in TensorFlow, closing a session cancels its running steps (a queue
         # runner's, say) on every task, so the threads waiting in them end.
         for step in list(self._running.values()):
-            err = errors.CancelledError(None, None, "The session was closed while the step "
-                                        "was running", task=self.master.task)
-            if step.fail(err):
-                try:
-                    self._abort(step.plan, step.id, err)
-                except RuntimeError:
-                    pass  # the server stopped, which ended the step's waits already
+            self.drive(step, AbortRequested(errors.CancelledError(
+                None, None, "The session was closed while the step was running",
+                task=self.master.task)))
 
         def cleanup(task: str) -> None:
             try:
@@ -567,14 +575,10 @@ class MasterService:
             for step in steps:
                 if step.error is not None or step.session is None:
                     continue
-                step.check_deadline(self.task)
-                waiting = step.pending_tasks() or {self.task}
                 try:
-                    step.session.check_progress(step, waiting)
+                    step.session.tick(step)
                 except Exception:  # noqa: BLE001 - the watchdog must outlive any one step
                     logger.exception("checking step %d failed", step.id)
-                if step.error is not None:
-                    self.abort_local(step)
 
     def shutdown(self) -> None:
         self._stopping.set()

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Sequence, Set, Tuple
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
+from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.framework.serialization import GRAPH_FORMAT_VERSION, encode_attr, node_to_plain
@@ -79,6 +80,11 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
         return p.feeds[t.name]
 
     def transfer(t: Tensor, src: str, dst: str) -> str:
+        if t.dtype is _dtypes.variant:
+            raise errors.InvalidArgumentError(
+                None, None, f"Tensor {t.name} is a TensorArray value (dtype variant), which "
+                f"cannot be sent from {src} to {dst}: place the ops that produce and consume "
+                f"it on the same task")
         k = (t.name, dst)
         if k not in sent:
             key = f"{t.name};{src};{dst}"

@@ -15,6 +15,7 @@ from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec
 from tensorfleet.framework.device import DeviceSpec
 from tensorfleet.framework.graph import Operation
+from tensorfleet.kernels.registry import registered_device_types
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def task_of(spec: DeviceSpec, default_task: DeviceSpec, cluster: ClusterSpec,
             op_name: str, allow_soft_placement: bool) -> str:
     """The ``/job:x/task:n`` an op with device ``spec`` runs on; InvalidArgumentError
     naming the op when the cluster has no such task or device."""
-    if spec.device_type not in (None, "CPU"):
+    if spec.device_type is not None and spec.device_type not in registered_device_types():
         if not allow_soft_placement:
             raise errors.InvalidArgumentError(
                 op_name, None, f"Cannot assign a device for operation {op_name}: "

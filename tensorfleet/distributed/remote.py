@@ -12,6 +12,7 @@ from tensorfleet.distributed import protocol
 from tensorfleet.distributed.cluster import ConfigProto
 from tensorfleet.framework.graph import Graph, Operation, Tensor
 from tensorfleet.framework.serialization import graph_to_plain
+from tensorfleet.runtime import process
 from tensorfleet.runtime.session import register_session_factory
 from tensorfleet.transport import RpcClient
 
@@ -21,19 +22,24 @@ STEP_TIMEOUT = float(os.environ.get("TENSORFLEET_STEP_TIMEOUT", "86400"))
 OPERATION_TIMEOUT_GRACE = 2.0
 CONTROL_TIMEOUT = 60.0
 
-_clients: Dict[Tuple[str, Optional[str], int], RpcClient] = {}
-_clients_lock = threading.Lock()
+class _Clients:
+    """The task-service clients of one ``ProcessRuntime``, by (address, token, credentials)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_key: Dict[Tuple[str, Optional[str], int], RpcClient] = {}
 
 
 def client_for(address: str, token: Optional[str] = None, credentials: Any = None) -> RpcClient:
-    """A cached client of the task service at ``address``."""
+    """A cached client of the task service at ``address`` (cached in the current runtime)."""
     token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
     key = (address, token, id(credentials))
-    with _clients_lock:
-        c = _clients.get(key)
+    clients = process.current().component("distributed.task_clients", _Clients)
+    with clients.lock:
+        c = clients.by_key.get(key)
         if c is None:
-            c = _clients[key] = RpcClient(address, protocol.SERVICE, token=token,
-                                          credentials=credentials)
+            c = clients.by_key[key] = RpcClient(address, protocol.SERVICE, token=token,
+                                                credentials=credentials)
         return c
 
 
@@ -153,8 +159,7 @@ class GrpcSessionBackend:
         self.config = config if config is not None else ConfigProto()
         address = _address(target)
         self.client = client_for(address)
-        from tensorfleet.distributed.server import LOCAL_SERVERS
-        server = LOCAL_SERVERS.get(address)
+        server = process.current().local_servers.get(address)
         self._master = server.master if server is not None else None
         self.handle: Optional[str] = None
         self._sent = 0

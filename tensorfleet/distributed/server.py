@@ -18,6 +18,7 @@ from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.master import MasterService
 from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
+from tensorfleet.runtime import process
 from tensorfleet.runtime.session import register_private_value_check
 from tensorfleet.runtime.threads import apply_config, local_task_count
 from tensorfleet.transport import RpcServer, buffers, bulk_client
@@ -28,11 +29,6 @@ register_private_value_check(buffers.is_message_buffer)
 logger = logging.getLogger(__name__)
 
 Message = Tuple[Dict[str, Any], List[np.ndarray]]
-
-# Servers running in this process, by address: a session whose target is one of
-# them talks to its master directly instead of through gRPC (as TensorFlow's
-# in-process master does).
-LOCAL_SERVERS: Dict[str, "Server"] = {}
 
 
 def _ephemeral_range() -> Tuple[int, int]:
@@ -138,6 +134,10 @@ class Server:
         self._rpc: Optional[RpcServer] = None
         self._stopped = threading.Event()
         self._started = False
+        # Servers running in this process, by address (``ProcessRuntime.local_servers``):
+        # a session whose target is one of them talks to its master directly instead
+        # of through gRPC (as TensorFlow's in-process master does).
+        self._runtime = process.current()
         if start:
             self.start()
 
@@ -166,7 +166,7 @@ class Server:
         self._rpc.start()
         self.worker.stopped = False
         self._started = True
-        LOCAL_SERVERS[self.address] = self
+        self._runtime.local_servers[self.address] = self
         logger.info("Started server for %s at %s", self.task, self.address)
 
     def join(self) -> None:
@@ -175,13 +175,13 @@ class Server:
 
     def stop(self) -> None:
         """Stops serving and releases the port."""
-        if LOCAL_SERVERS.get(self.address) is self:
-            del LOCAL_SERVERS[self.address]
+        if self._runtime.local_servers.get(self.address) is self:
+            del self._runtime.local_servers[self.address]
         if self._rpc is not None:
             self._rpc.stop(0)
             self._rpc = None
             # This process's pooled connections to the server are dead now.
-            bulk_client.POOL.discard(self.address)
+            bulk_client.pool().discard(self.address)
         self.master.shutdown()
         self.worker.stopped = True
         self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))

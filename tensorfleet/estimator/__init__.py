@@ -4,6 +4,10 @@ from tensorfleet.estimator import metrics  # noqa: F401
 from tensorfleet.estimator.estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
 from tensorfleet.estimator.run_config import RunConfig, TaskType  # noqa: F401
 from tensorfleet.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
+from tensorfleet.estimator import export, inputs  # noqa: F401,E402
+from tensorfleet.estimator.canned import (  # noqa: F401,E402
+    DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor, DNNRegressor,
+    LinearClassifier, LinearRegressor)
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TaskType", "TrainSpec",
            "EvalSpec", "train_and_evaluate", "metrics"]

@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from tensorfleet.estimator import metrics as metrics_lib
+from tensorfleet.estimator.export import export_lib as _export_lib
 from tensorfleet.estimator.run_config import RunConfig
 from tensorfleet.framework.graph import Graph, Operation, Tensor, convert_to_tensor
 
@@ -405,6 +406,32 @@ class Estimator:
         with MonitoredSession(session_creator=creator, hooks=hooks) as sess:
             while not sess.should_stop():
                 yield step(sess)
+
+    # -- export -----------------------------------------------------------------------------
+    def export_saved_model(self, export_dir_base: Any,
+                           serving_input_receiver_fn: Callable[..., Any],
+                           assets_extra: Optional[Dict[str, str]] = None, as_text: bool = False,
+                           checkpoint_path: Optional[str] = None,
+                           experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+        """Writes the PREDICT-mode model fed by ``serving_input_receiver_fn``, with the
+        latest (or given) checkpoint, as a SavedModel in a new timestamped directory
+        under ``export_dir_base``; returns that directory."""
+        if experimental_mode != ModeKeys.PREDICT:
+            raise ValueError(f"export_saved_model: only experimental_mode=PREDICT is "
+                             f"supported, got {experimental_mode!r}")
+        return _export_lib.export_saved_model(self, ModeKeys.PREDICT, export_dir_base,
+                                              serving_input_receiver_fn, assets_extra,
+                                              as_text, checkpoint_path)
+
+    def export_savedmodel(self, export_dir_base: Any,
+                          serving_input_receiver_fn: Callable[..., Any],
+                          assets_extra: Optional[Dict[str, str]] = None, as_text: bool = False,
+                          checkpoint_path: Optional[str] = None,
+                          strip_default_attrs: bool = False) -> bytes:
+        """The TensorFlow 1.x spelling of ``export_saved_model`` (``strip_default_attrs``
+        changes nothing: tensorfleet graphs store no default-valued attrs)."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn,
+                                       assets_extra, as_text, checkpoint_path)
 
     # -- predict ----------------------------------------------------------------------------
     def predict(self, input_fn: Callable[..., Any], predict_keys: Optional[Sequence[str]] = None,

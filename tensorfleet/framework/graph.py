@@ -10,74 +10,12 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import device as _device
 from tensorfleet.framework.op_registry import get_op_def
-from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+# Re-exported: callers reach the session hook through this module as before.
+from tensorfleet.framework.tensor import (  # noqa: F401
+    Tensor, default_session_or_raise, register_default_session_fn)
+from tensorfleet.framework.tensor_shape import as_shape, unknown_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
-
-
-class Tensor:
-    """A symbolic handle to one output of an ``Operation``.
-
-    Arithmetic operators are attached by ``ops.math_ops`` so that this layer does
-    not import the op families.
-    """
-
-    __array_priority__ = 100
-
-    def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType,
-                 shape: TensorShape):
-        self.op = op
-        self.value_index = value_index
-        self.dtype = dtype
-        self._shape = shape
-        self._name = f"{op.name}:{value_index}"
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def graph(self) -> "Graph":
-        return self.op.graph
-
-    @property
-    def device(self) -> str:
-        return self.op.device
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    def get_shape(self) -> TensorShape:
-        return self._shape
-
-    def set_shape(self, shape: Any) -> None:
-        """Refines the static shape; ValueError if it conflicts with the known one."""
-        self._shape = self._shape.merge_with(as_shape(shape))
-
-    def consumers(self) -> List["Operation"]:
-        return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
-
-    def eval(self, feed_dict: Optional[dict] = None, session: Any = None) -> Any:
-        """Runs this tensor in ``session`` or the default session."""
-        return (session or default_session_or_raise()).run(self, feed_dict)
-
-    def __repr__(self) -> str:
-        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __bool__(self) -> bool:
-        raise TypeError("Using a tf.Tensor as a Python bool is not allowed; use tf.cond "
-                        "to run ops conditionally.")
-
-    def __iter__(self):
-        raise TypeError("A tf.Tensor is not iterable; use tf.unstack or slicing.")
-
-    @staticmethod
-    def _override_operator(name: str, fn: Callable[..., Any]) -> None:
-        setattr(Tensor, name, fn)
 
 
 class Operation:
@@ -115,8 +53,8 @@ class Operation:
 
     @property
     def node_def(self) -> Dict[str, Any]:
-        from tensorfleet.framework.serialization import node_to_plain
-        return node_to_plain(self)
+        """This op as a ``NodeDef`` (a plain-data dict with TensorFlow's fields)."""
+        return _graph_def_writers()[1](self)
 
     def _set_device(self, device: Any) -> None:
         self._device = _device.canonical_name(device)
@@ -272,6 +210,19 @@ class Graph:
         finally:
             st.pop()
 
+    @contextlib.contextmanager
+    def container(self, container_name: str) -> Iterator[str]:
+        """Stateful ops created inside (variables, queues, tables) keep their state in
+        resource container ``container_name``, which ``Session.reset`` can clear."""
+        if not isinstance(container_name, str):
+            raise TypeError(f"container_name must be a string, got {container_name!r}")
+        st = self._stack("container")
+        st.append(container_name)
+        try:
+            yield container_name
+        finally:
+            st.pop()
+
     # -- control dependencies -------------------------------------------------------------
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Optional[Sequence[Any]]) -> Iterator[None]:
@@ -321,6 +272,9 @@ class Graph:
                     ctrl.append(c)
             op = Operation(self, op_type, op_name, inputs, [_dtypes.as_dtype(d) for d in dtypes],
                            dict(attrs or {}), "", ctrl)
+            containers = self._stack("container")
+            if containers and op.attrs.get("container") == "":
+                op.attrs["container"] = containers[-1]
             coloc = [c for c in self._stack("colocate") if c is not None]
             if coloc:
                 target = coloc[-1]
@@ -413,9 +367,13 @@ class Graph:
         finally:
             _default_stack().pop()
 
-    def as_graph_def(self) -> Dict[str, Any]:
-        from tensorfleet.framework.serialization import graph_to_plain
-        return graph_to_plain(self)
+    def as_graph_def(self, from_version: Optional[int] = None,
+                     add_shapes: bool = False) -> Dict[str, Any]:
+        """The graph as a ``GraphDef`` (a plain-data dict; output shapes always kept)."""
+        if from_version is not None:
+            raise ValueError("as_graph_def: from_version is not supported; the whole graph "
+                             "is returned")
+        return _graph_def_writers()[0](self)
 
 
 class GraphKeys:
@@ -494,20 +452,22 @@ def _register_constant_fn(fn: Callable[..., Tensor]) -> None:
     _constant_fn = fn
 
 
-_default_session_fn: Optional[Callable[[], Any]] = None
+_graph_def_fns: Optional[tuple] = None
 
 
-def register_default_session_fn(fn: Callable[[], Any]) -> None:
-    """Called by the runtime: how ``Tensor.eval`` finds the default session."""
-    global _default_session_fn
-    _default_session_fn = fn
+def _register_graph_def_fns(graph_def_of: Callable[["Graph"], Any],
+                            node_def_of: Callable[[Operation], Any]) -> None:
+    # GraphDef/NodeDef coding lives in framework.graph_def, a layer above this one
+    # (it rebuilds Graphs when it reads sub-graph attrs); it hands its writers down here.
+    global _graph_def_fns
+    _graph_def_fns = (graph_def_of, node_def_of)
 
 
-def default_session_or_raise() -> Any:
-    """The default session (``with sess.as_default()``); ValueError when there is none."""
-    if _default_session_fn is None:
-        raise ValueError("No session runtime is loaded; import tensorfleet first.")
-    return _default_session_fn()
+def _graph_def_writers() -> tuple:
+    if _graph_def_fns is None:
+        raise RuntimeError("tensorfleet.framework.graph_def is not loaded; import tensorfleet "
+                           "first.")
+    return _graph_def_fns
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
@@ -546,6 +506,11 @@ def name_scope(name: Optional[str], default_name: Optional[str] = None,
 def device(device_name_or_function: Any) -> Any:
     """``tf.device``: a device scope on the default graph."""
     return get_default_graph().device(device_name_or_function)
+
+
+def container(container_name: str) -> Any:
+    """``tf.container``: a resource-container scope on the default graph."""
+    return get_default_graph().container(container_name)
 
 
 def control_dependencies(control_inputs: Any) -> Any:
@@ -591,6 +556,7 @@ def get_seed(op_seed: Optional[int]) -> tuple:
 __all__ = [
     "Tensor", "Operation", "Graph", "GraphKeys", "get_default_graph", "reset_default_graph",
     "convert_to_tensor", "register_tensor_conversion_function", "name_scope", "device",
-    "control_dependencies", "colocate_with", "add_to_collection", "add_to_collections",
+    "control_dependencies", "container", "colocate_with", "add_to_collection",
+    "add_to_collections",
     "get_collection", "get_collection_ref", "set_random_seed", "get_seed",
 ]

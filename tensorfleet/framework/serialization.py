@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import math
+import threading
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -81,10 +82,47 @@ def decode_array(d: Any) -> np.ndarray:
     return np.frombuffer(raw, dtype=dt.np).reshape(shape).copy()
 
 
+MAX_SUBGRAPH_DEPTH = 32
+_decoding = threading.local()
+
+
+class SubGraph:
+    """A graph held in an op attr (the cond and body of a ``While``), as plain nodes.
+
+    The ``Graph`` is rebuilt from the plain form on first use, through the same strict
+    import as any graph that crosses a process boundary.
+    """
+
+    __slots__ = ("plain", "_graph")
+
+    def __init__(self, plain: Dict[str, Any]):
+        self.plain = plain
+        self._graph: Optional[Graph] = None
+
+    def graph(self) -> Graph:
+        """The sub-graph as a ``Graph`` (imported once)."""
+        if self._graph is None:
+            depth = getattr(_decoding, "depth", 0)
+            if depth >= MAX_SUBGRAPH_DEPTH:
+                raise _bad(f"sub-graphs nested deeper than {MAX_SUBGRAPH_DEPTH}")
+            _decoding.depth = depth + 1
+            try:
+                self._graph = import_graph_def(self.plain)
+            finally:
+                _decoding.depth = depth
+        return self._graph
+
+    def __repr__(self) -> str:
+        nodes = self.plain.get("node", []) if isinstance(self.plain, dict) else []
+        return f"<SubGraph of {len(nodes)} nodes>"
+
+
 def encode_attr(v: Any) -> Dict[str, Any]:
     """One attr value as a tagged plain-data dict."""
     if v is None:
         return {"n": 1}
+    if isinstance(v, SubGraph):
+        return {"graph": v.plain}
     if isinstance(v, (bool, np.bool_)):
         return {"b": bool(v)}
     if isinstance(v, (int, np.integer)):
@@ -143,6 +181,10 @@ def decode_attr(d: Any, depth: int = 0) -> Any:
         return shape_from_plain(v)
     if tag == "tensor":
         return decode_array(v)
+    if tag == "graph":
+        sub = SubGraph(v)
+        sub.graph()  # validates the nodes now, as for any other attr
+        return sub
     if tag == "list" and isinstance(v, list):
         return [decode_attr(x, depth + 1) for x in v]
     if tag == "dict" and isinstance(v, dict):
@@ -168,11 +210,13 @@ def graph_to_plain(graph: Graph, ops: Optional[List[Operation]] = None) -> Dict[
 
 
 def import_graph_def(graph_def: Any, graph: Optional[Graph] = None,
-                     name_prefix: str = "") -> Graph:
+                     name_prefix: str = "", input_map: Optional[Dict[str, Any]] = None) -> Graph:
     """Rebuilds ops from ``graph_def`` into ``graph`` (a new Graph by default).
 
     Nodes must come after the nodes they read. Names are kept exactly (with an
     optional prefix), so ``import_graph_def(g.as_graph_def())`` is lossless.
+    ``input_map`` maps input names of the graph def (``"x:0"``) to tensors of
+    ``graph`` that nodes read instead.
     """
     if graph is None:
         graph = Graph()
@@ -182,11 +226,12 @@ def import_graph_def(graph_def: Any, graph: Optional[Graph] = None,
         raise _bad(f"graph format version {graph_def.get('version')!r} is not "
                    f"{GRAPH_FORMAT_VERSION}")
     for i, nd in enumerate(graph_def["node"]):
-        _import_node(graph, nd, i, name_prefix)
+        _import_node(graph, nd, i, name_prefix, input_map or {})
     return graph
 
 
-def _import_node(graph: Graph, nd: Any, i: int, prefix: str) -> Operation:
+def _import_node(graph: Graph, nd: Any, i: int, prefix: str,
+                 input_map: Dict[str, Any]) -> Operation:
     if not isinstance(nd, dict):
         raise _bad(f"node {i} is not a dict")
     name, op_type = nd.get("name"), nd.get("op")
@@ -206,6 +251,8 @@ def _import_node(graph: Graph, nd: Any, i: int, prefix: str) -> Operation:
         for s in raw_inputs:
             if s.startswith("^"):
                 ctrl.append(graph.get_operation_by_name(prefix + s[1:]))
+            elif s in input_map:
+                inputs.append(input_map[s])
             else:
                 inputs.append(graph.get_tensor_by_name(prefix + s))
     except (KeyError, ValueError) as e:
@@ -234,5 +281,5 @@ def _import_node(graph: Graph, nd: Any, i: int, prefix: str) -> Operation:
     return op
 
 
-__all__ = ["graph_to_plain", "import_graph_def", "encode_array", "decode_array",
+__all__ = ["SubGraph", "graph_to_plain", "import_graph_def", "encode_array", "decode_array",
            "encode_attr", "decode_attr"]

@@ -3,6 +3,12 @@
 from tensorfleet.gradients import (  # noqa: F401
     array_grad, control_flow_grad, math_grad, nn_grad, state_grad)
 from tensorfleet.gradients import sparse_grad  # noqa: F401
+from tensorfleet.gradients import functional_grad, tensor_array_grad  # noqa: F401,E402
+from tensorfleet.gradients import (  # noqa: F401,E402
+    linalg_grad, nn_conv_more_grad, nn_norm_grad, nn_sampling_grad, scatter_grad)
+from tensorfleet.gradients import rnn_grad  # noqa: F401,E402
+from tensorfleet.gradients import script_grad  # noqa: F401,E402
+from tensorfleet.gradients import image_grad  # noqa: F401,E402
 from tensorfleet.gradients.gradients_impl import gradients  # noqa: F401
 from tensorfleet.gradients.registry import (  # noqa: F401
     NotDifferentiable, RegisterGradient, no_gradient, register_gradient)

@@ -7,4 +7,14 @@ from tensorfleet.kernels import (  # noqa: F401
     training_kernels, collective_kernels)
 from tensorfleet.kernels import parsing_kernels, string_kernels  # noqa: F401,E402
 from tensorfleet.kernels import sparse_kernels  # noqa: F401,E402
+from tensorfleet.kernels import functional_kernels, tensor_array_kernels  # noqa: F401,E402
+from tensorfleet.kernels import categorical_kernels, hash_kernels  # noqa: F401,E402
+from tensorfleet.kernels import (  # noqa: F401,E402
+    linalg_kernels, nn_conv_more_kernels, nn_norm_kernels, nn_sampling_kernels, scatter_kernels)
+from tensorfleet.kernels import rnn_kernels  # noqa: F401,E402
+from tensorfleet.kernels import lookup_kernels  # noqa: F401,E402
+from tensorfleet.kernels import script_kernels  # noqa: F401,E402
+from tensorfleet.kernels import image_codec_kernels, image_kernels  # noqa: F401,E402
+from tensorfleet.kernels import training_sparse_kernels  # noqa: F401,E402
+from tensorfleet.kernels import dynamic_embedding_kernels  # noqa: F401,E402
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401

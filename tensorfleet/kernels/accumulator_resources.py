@@ -30,6 +30,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorfleet.kernels.training_kernels import sum_duplicates
 
 logger = logging.getLogger(__name__)
 
@@ -249,8 +250,15 @@ class ConditionalAccumulatorResource(AccumulatorResource):
 
 
 class SparseConditionalAccumulatorResource(AccumulatorResource):
-    """Averages ``IndexedSlices`` gradients: rows with the same index are summed, and
-    the sum is divided by the number of gradients applied (not of rows)."""
+    """Averages ``IndexedSlices`` gradients index by index, as TensorFlow does: the
+    rows given for one index are summed over the gradients applied, and the sum is
+    divided by the number of gradients that named that index (not by the number
+    of gradients taken). A row that one replica of two touched thus keeps that
+    replica's full gradient.
+
+    Repeated indices within one gradient are summed first and count as one
+    contribution, so the result does not depend on the order or repetition of
+    ids in a batch (TensorFlow's kernel assumes sorted unique indices there)."""
 
     kind = "SparseConditionalAccumulator"
 
@@ -298,14 +306,22 @@ class SparseConditionalAccumulatorResource(AccumulatorResource):
                   timeout: Optional[float] = None
                   ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Waits for ``num_required`` gradients; returns ``(indices, values, dense_shape)``
-        with sorted unique indices and their rows' mean (or sum) over the gradients."""
-        grads, count = self._take(num_required, cancelled, timeout)
+        with sorted unique indices and, for each, the mean (or sum) of its rows over
+        the gradients that named it."""
+        grads, _ = self._take(num_required, cancelled, timeout)
         all_idx = np.concatenate([g[0] for g in grads])
         all_vals = np.concatenate([g[1] for g in grads])
-        uniq, where = np.unique(all_idx, return_inverse=True)
-        total = np.zeros((uniq.shape[0],) + all_vals.shape[1:], dtype=all_vals.dtype)
-        np.add.at(total, where.reshape(-1), all_vals)
-        return uniq.astype(np.int64), self._scale(total, count), \
+        total, uniq = sum_duplicates(all_vals, all_idx)
+        if total is all_vals:
+            total = total.copy()
+        order = np.argsort(uniq, kind="stable")
+        total, uniq = total[order], uniq[order]
+        if self.reduction_type == "MEAN" and len(grads) > 1:
+            # How many gradients named each index: one per gradient, repeats aside.
+            named = np.concatenate([np.unique(g[0]) for g in grads])
+            counts = np.bincount(np.searchsorted(uniq, named), minlength=uniq.shape[0])
+            total = total / counts.reshape((-1,) + (1,) * (total.ndim - 1)).astype(total.dtype)
+        return uniq.astype(np.int64), total.astype(self.dtype.np, copy=False), \
             self._dense_shape(grads, uniq, all_vals)
 
     def _dense_shape(self, grads: Sequence[Any], uniq: np.ndarray,

@@ -29,13 +29,13 @@ import logging
 import os
 import re
 import struct
-import uuid
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.kernels.atomic_file import atomic_replace, fsync_dir
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 logger = logging.getLogger(__name__)
@@ -62,20 +62,6 @@ def as_text(value: Any) -> str:
         return value
     raise errors.InvalidArgumentError(None, None,
                                       f"expected a string scalar, got {type(value).__name__}")
-
-
-def fsync_dir(path: str) -> None:
-    """Makes a rename in directory ``path`` durable (best effort: not every OS can)."""
-    try:
-        fd = os.open(path or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def os_error(e: OSError, what: str) -> errors.OpError:
@@ -121,10 +107,7 @@ def write_shard(path: str, tensors: Dict[str, Any]) -> Tuple[str, int]:
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    # The temporary file sits in the target directory so the rename cannot cross
-    # file systems, and carries a random part so concurrent savers never collide.
-    tmp = f"{path}.tmp-{uuid.uuid4().hex}"
-    try:
+    with atomic_replace(path) as tmp:
         try:
             save_file(numeric, tmp, metadata=metadata)
         except SafetensorError as e:
@@ -137,22 +120,13 @@ def write_shard(path: str, tensors: Dict[str, Any]) -> Tuple[str, int]:
             raise OSError(code, os.strerror(code), tmp) from e
         digest = hashlib.sha256()
         size = 0
-        with open(tmp, "r+b") as f:
+        with open(tmp, "rb") as f:
             while True:
                 chunk = f.read(_CHUNK)
                 if not chunk:
                     break
                 digest.update(chunk)
                 size += len(chunk)
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(directory)
     return digest.hexdigest(), size
 
 

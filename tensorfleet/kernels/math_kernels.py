@@ -116,7 +116,8 @@ def _squared_difference(ctx: KernelContext, x: Any, y: Any) -> np.ndarray:
 @register_kernel("Rsqrt")
 def _rsqrt(ctx: KernelContext, x: Any) -> np.ndarray:
     with _quiet_fp():
-        r = np.sqrt(x)
+        # asarray: a 0-d input gives a numpy scalar, which cannot be an ``out``.
+        r = np.asarray(np.sqrt(x))
         return np.divide(1, r, out=r)
 
 

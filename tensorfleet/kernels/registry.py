@@ -1,4 +1,4 @@
-"""Kernel registry: ``(op type, device type) -> kernel``.
+"""Kernel registry: ``(op type, device type) -> kernel``, and the device types.
 
 A kernel is ``fn(ctx, *inputs) -> output`` (or a tuple for multi-output ops, or
 None for ops without outputs). ``ctx`` is a ``KernelContext``: the op's attrs,
@@ -9,20 +9,68 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from tensorfleet import errors
+from tensorfleet.framework.device import DeviceSpec
 
 Kernel = Callable[..., Any]
 
 _KERNELS: Dict[Tuple[str, str], Kernel] = {}
+# Device types that kernels may be registered for. CPU (the numpy reference kernels)
+# is always there; an accelerator backend adds its own type next to it.
+_DEVICE_TYPES: List[str] = ["CPU"]
+
+_SOFT_HINT = "Set allow_soft_placement=True in the ConfigProto to run it on a CPU."
+
+
+def register_device_type(device_type: str) -> None:
+    """Makes ``device_type`` (e.g. ``"GPU"``) a device type that kernels can be
+    registered for and ops placed on (``/device:<TYPE>:<n>``); idempotent.
+
+    This is where an accelerator backend plugs in: it registers its device type, then
+    its kernels with ``register_kernel(op_type, device_type)``; ops placed on that
+    device type without a kernel of their own run the CPU kernel only under
+    ``allow_soft_placement``.
+    """
+    name = _device_type_name(device_type)
+    if name not in _DEVICE_TYPES:
+        _DEVICE_TYPES.append(name)
+
+
+def unregister_device_type(device_type: str) -> None:
+    """Removes a device type registered by ``register_device_type`` and its kernels."""
+    name = _device_type_name(device_type)
+    if name == "CPU":
+        raise ValueError("The CPU device type holds the reference kernels and cannot be removed")
+    if name in _DEVICE_TYPES:
+        _DEVICE_TYPES.remove(name)
+    for key in [k for k in _KERNELS if k[1] == name]:
+        del _KERNELS[key]
+
+
+def registered_device_types() -> Tuple[str, ...]:
+    """The registered device types, CPU first."""
+    return tuple(_DEVICE_TYPES)
+
+
+def _device_type_name(device_type: str) -> str:
+    if not isinstance(device_type, str) or not device_type.isidentifier():
+        raise ValueError(f"A device type is a name such as 'CPU' or 'GPU', got {device_type!r}")
+    return device_type.upper()
 
 
 def register_kernel(op_type: str, device_type: str = "CPU") -> Callable[[Kernel], Kernel]:
-    """Decorator registering ``fn`` as the kernel of ``op_type`` on ``device_type``."""
+    """Decorator registering ``fn`` as the kernel of ``op_type`` on ``device_type``
+    (which ``register_device_type`` must have registered)."""
+    name = _device_type_name(device_type)
+    if name not in _DEVICE_TYPES:
+        raise ValueError(f"Cannot register a kernel for {op_type!r} on device type {name!r}: "
+                         f"it is not a registered device type {list(_DEVICE_TYPES)}; call "
+                         f"register_device_type({name!r}) first")
 
     def deco(fn: Kernel) -> Kernel:
-        _KERNELS[(op_type, device_type.upper())] = fn
+        _KERNELS[(op_type, name)] = fn
         return fn
 
     return deco
@@ -37,8 +85,46 @@ def get_kernel(op_type: str, device_type: str = "CPU") -> Kernel:
     return k
 
 
-def has_kernel(op_type: str) -> bool:
-    return (op_type, "CPU") in _KERNELS
+def has_kernel(op_type: str, device_type: str = "CPU") -> bool:
+    """Whether ``op_type`` has a kernel of its own on ``device_type``."""
+    return (op_type, device_type.upper()) in _KERNELS
+
+
+def resolve_kernel(op_type: str, op_name: str, device: str,
+                   allow_soft_placement: bool) -> Kernel:
+    """The kernel that runs op ``op_name`` (of type ``op_type``) placed on ``device``.
+
+    The device type of ``device`` chooses the kernel (no device, or no type, means
+    CPU). A device type that is not registered, or that has no kernel for the op,
+    falls back to the CPU kernel only under ``allow_soft_placement``; otherwise
+    InvalidArgumentError names the op and the device. An op without any kernel
+    raises NotFoundError.
+    """
+    try:
+        spec = DeviceSpec.from_string(device)
+    except ValueError as e:
+        raise errors.InvalidArgumentError(
+            op_name, None, f"Operation {op_name} has an invalid device {device!r}: {e}") from None
+    dtype = spec.device_type or "CPU"
+    k = _KERNELS.get((op_type, dtype))
+    if k is not None:
+        return k
+    cpu = _KERNELS.get((op_type, "CPU"))
+    if dtype != "CPU" and not allow_soft_placement:
+        if dtype not in _DEVICE_TYPES:
+            raise errors.InvalidArgumentError(
+                op_name, None, f"Cannot assign a device for operation {op_name}: "
+                f"{spec.to_string()} was requested but no {dtype} device type is registered "
+                f"(registered device types: {list(_DEVICE_TYPES)}). {_SOFT_HINT}")
+        have = [t for t in _DEVICE_TYPES if (op_type, t) in _KERNELS]
+        raise errors.InvalidArgumentError(
+            op_name, None, f"No OpKernel was registered to support Op {op_type!r} used by node "
+            f"{op_name} on device {spec.to_string()}. Registered devices for {op_type}: "
+            f"{have}. {_SOFT_HINT}")
+    if cpu is None:
+        raise errors.NotFoundError(op_name, None,
+                                   f"No kernel registered for op {op_type!r} (node {op_name})")
+    return cpu
 
 
 class KernelContext:
@@ -113,7 +199,9 @@ def set_current_step(step: Optional[StepState]) -> Optional[StepState]:
     return prev
 
 
-__all__ = ["register_kernel", "get_kernel", "has_kernel", "KernelContext", "StepState",
+__all__ = ["register_kernel", "get_kernel", "has_kernel", "resolve_kernel",
+           "register_device_type", "unregister_device_type", "registered_device_types",
+           "KernelContext", "StepState",
            "DeadlineStep", "DEAD", "set_current_step"]
 
 

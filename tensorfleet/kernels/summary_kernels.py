@@ -8,9 +8,12 @@ not pay for it in processes that never write a summary.
 from __future__ import annotations
 
 import functools
-from typing import Any, Set
+import io
+import struct
+from typing import Any, List, Set
 
 import numpy as np
+from PIL import Image
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
@@ -19,6 +22,8 @@ from tensorfleet.kernels.registry import KernelContext, register_kernel
 _DT_STRING = 7
 # How many equal-width buckets a histogram gets; TensorBoard re-bins for display.
 HISTOGRAM_BUCKETS = 30
+# What a pixel with a NaN or infinity shows as in an image summary: opaque red.
+_BAD_COLOR = np.array([255, 0, 0, 255], dtype=np.uint8)
 
 
 @functools.lru_cache(maxsize=None)
@@ -107,6 +112,102 @@ def _text(ctx: KernelContext, values: Any) -> np.ndarray:
     return _serialized(s)
 
 
+def _image_tags(tag: str, n: int, max_outputs: int) -> List[str]:
+    kind = tag + "/image"
+    return [kind] if max_outputs == 1 else [f"{kind}/{i}" for i in range(n)]
+
+
+def normalize_image(img: np.ndarray) -> np.ndarray:
+    """One float ``[h, w, c]`` image as uint8: scaled to ``[0, 255]`` when no finite value
+    is negative, else centred on 128 with the largest magnitude at 127 off it; pixels
+    with a non-finite channel become the bad colour (red, opaque)."""
+    img = img.astype(np.float32, copy=False)
+    good = np.isfinite(img).all(axis=-1)
+    vals = img[good]
+    lo = float(vals.min()) if vals.size else 0.0
+    hi = float(vals.max()) if vals.size else 0.0
+    if lo < 0:
+        top = max(abs(lo), abs(hi))
+        scale = np.float32(0.0) if top < 1e-6 else np.float32(127.0) / np.float32(top)
+        offset = np.float32(128.0)
+    else:
+        scale = np.float32(0.0) if hi < 1e-6 else np.float32(255.0) / np.float32(hi)
+        offset = np.float32(0.0)
+    with np.errstate(invalid="ignore"):
+        out = np.where(good[..., None], img * scale + offset, 0).astype(np.uint8)
+    out[~good] = _BAD_COLOR[:img.shape[-1]]
+    return out
+
+
+def encode_png(img: np.ndarray) -> bytes:
+    """A uint8 ``[h, w, c]`` image (c in 1, 2, 3, 4) as PNG bytes."""
+    pixels = img[..., 0] if img.shape[-1] == 1 else img
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(pixels)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@register_kernel("ImageSummary")
+def _image(ctx: KernelContext, images: Any) -> np.ndarray:
+    arr = np.asarray(images)
+    if arr.ndim != 4 or arr.shape[3] not in (1, 3, 4):
+        raise errors.InvalidArgumentError(
+            ctx.op_name, None, f"Tensor must be 4-D with last dim 1, 3, or 4, not "
+            f"{list(arr.shape)} (image summary {ctx.attrs['tag']!r})")
+    if arr.dtype != np.uint8 and arr.dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            ctx.op_name, None, f"Image summary {ctx.attrs['tag']!r} needs uint8 or float "
+            f"images, got {arr.dtype}")
+    max_images = int(ctx.attrs["max_images"])
+    n = min(arr.shape[0], max_images)
+    summary_pb2 = protos()[0]
+    s = summary_pb2.Summary()
+    for tag, img in zip(_image_tags(ctx.attrs["tag"], n, max_images), arr[:n]):
+        pixels = img if img.dtype == np.uint8 else normalize_image(img)
+        s.value.add(tag=tag, image=summary_pb2.Summary.Image(
+            height=int(img.shape[0]), width=int(img.shape[1]), colorspace=int(img.shape[2]),
+            encoded_image_string=encode_png(pixels)))
+    return _serialized(s)
+
+
+def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """``[frames, channels]`` floats as a 16-bit PCM WAV file (clipped to [-1, 1])."""
+    frames, channels = samples.shape
+    pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, 1,
+                         channels, sample_rate, sample_rate * channels * 2, channels * 2, 16,
+                         b"data", len(pcm))
+    return header + pcm
+
+
+@register_kernel("AudioSummaryV2")
+def _audio(ctx: KernelContext, clips: Any, sample_rate: Any) -> np.ndarray:
+    arr = np.asarray(clips, dtype=np.float32)
+    tag = ctx.attrs["tag"]
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.ndim != 3:
+        raise errors.InvalidArgumentError(
+            ctx.op_name, None, f"Tensor must be 3-D or 2-D, not {list(np.shape(clips))} "
+            f"(audio summary {tag!r})")
+    rate = np.asarray(sample_rate)
+    if rate.ndim != 0 or not float(rate) > 0:
+        raise errors.InvalidArgumentError(
+            ctx.op_name, None, f"sample_rate must be a positive scalar, got {rate.tolist()!r}")
+    max_outputs = int(ctx.attrs["max_outputs"])
+    n = min(arr.shape[0], max_outputs)
+    kind = tag + "/audio"
+    tags = [kind] if max_outputs == 1 else [f"{kind}/{i}" for i in range(n)]
+    summary_pb2 = protos()[0]
+    s = summary_pb2.Summary()
+    for t, clip in zip(tags, arr[:n]):
+        s.value.add(tag=t, audio=summary_pb2.Summary.Audio(
+            sample_rate=float(rate), num_channels=int(clip.shape[1]),
+            length_frames=int(clip.shape[0]), content_type="audio/wav",
+            encoded_audio_string=encode_wav(clip, int(float(rate)))))
+    return _serialized(s)
+
+
 @register_kernel("MergeSummary")
 def _merge(ctx: KernelContext, *inputs: Any) -> np.ndarray:
     summary_pb2 = protos()[0]
@@ -129,4 +230,5 @@ def _merge(ctx: KernelContext, *inputs: Any) -> np.ndarray:
     return _serialized(out)
 
 
-__all__ = ["protos", "histogram_proto", "HISTOGRAM_BUCKETS"]
+__all__ = ["protos", "histogram_proto", "HISTOGRAM_BUCKETS", "normalize_image", "encode_png",
+           "encode_wav"]

@@ -208,9 +208,11 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     """``tf.SparseConditionalAccumulator``: averages ``IndexedSlices`` gradients.
 
-    Rows of the same index are summed over the gradients applied and divided by
-    their number, so a row that only one of two replicas touched gets half its
-    gradient, as if the dense gradients had been averaged.
+    As in TensorFlow, the average is taken index by index: the rows given for an
+    index are summed over the gradients applied and divided by the number of
+    gradients that named that index, so a row that only one of two replicas
+    touched keeps that replica's whole gradient. Repeated indices within one
+    gradient are summed and count once.
 
     Args: as for ``ConditionalAccumulator``.
     """

@@ -13,8 +13,11 @@ import numpy as np
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
-from tensorfleet.ops.array_ops import (_axis_tensor, _norm_axis, _scalar_int, convert_list,
-                                       identity, partial_values, shape_tensor)
+from tensorfleet.ops.array_ops_core import (_axis_tensor, _norm_axis, _scalar_int,
+                                            convert_list, identity, partial_values,
+                                            shape_tensor)
+# ``stack`` moved to array_ops_core (constants pack lists with it); still importable here.
+from tensorfleet.ops.array_ops_core import stack  # noqa: F401
 from tensorfleet.ops.op_util import make_op, make_tensor
 
 _builtin_range = builtins.range
@@ -47,21 +50,6 @@ def _concat_shape(op: Any) -> List[TensorShape]:
             out[i] = out[i] if out[i] is not None else d[i]
     out[axis] = total if len(known) == len(shapes) else None
     return [TensorShape(out)]
-
-
-def _pack_shape(op: Any) -> List[TensorShape]:
-    merged = unknown_shape()
-    for t in op.inputs:
-        try:
-            merged = merged.merge_with(t.shape)
-        except ValueError:
-            raise ValueError(f"Shapes must be equal rank and size, but are {merged} and "
-                             f"{t.shape}") from None
-    if merged.ndims is None:
-        return [unknown_shape()]
-    axis = _norm_axis(op.attrs["axis"], merged.ndims + 1)
-    dims = merged.as_list()
-    return [TensorShape(dims[:axis] + [len(op.inputs)] + dims[axis:])]
 
 
 def _unpack_shape(op: Any) -> List[TensorShape]:
@@ -122,20 +110,9 @@ def _split_v_shape(op: Any) -> List[TensorShape]:
 
 
 register_op("ConcatV2", _concat_shape)
-register_op("Pack", _pack_shape)
 register_op("Unpack", _unpack_shape)
 register_op("Split", _split_shape)
 register_op("SplitV", _split_v_shape)
-
-
-def stack(values: List[Any], axis: int = 0, name: str = "stack", _dtype: Any = None) -> Tensor:
-    """Packs a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
-    if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
-        raise TypeError(f"stack expects a list of tensors, got {type(values).__name__}")
-    if not values:
-        raise ValueError("stack requires at least one value")
-    ts = convert_list(values, _dtype)
-    return make_tensor("Pack", ts, ts[0].dtype, {"N": len(ts), "axis": int(axis)}, name=name)
 
 
 def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
@@ -194,4 +171,4 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int]
     return list(op.outputs)
 
 
-__all__ = ["stack", "unstack", "concat", "split"]
+__all__ = ["unstack", "concat", "split"]

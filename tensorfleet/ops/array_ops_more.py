@@ -18,9 +18,11 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
-from tensorfleet.ops.array_ops import (_axis_tensor, _norm_axis, _scalar_int, concat, constant,
-                                       convert_list, ones_like, partial_values,
-                                       reshape, shape, shape_from_tensor, shape_tensor, squeeze)
+from tensorfleet.ops.array_ops_core import (_axis_tensor, _norm_axis, _scalar_int, cast,
+                                            constant, convert_list, ones_like, partial_values,
+                                            rank, reshape, shape, shape_from_tensor,
+                                            shape_tensor, squeeze)
+from tensorfleet.ops.array_ops_join import concat
 from tensorfleet.ops.op_util import const_value, convert_pair, make_op, make_tensor
 
 logger = logging.getLogger(__name__)
@@ -492,9 +494,25 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
             else:
                 kinds.append(_dtypes.float32 if np.asarray(a).dtype.kind == "f" else _dtypes.int32)
         dt = max(kinds, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
-    from tensorfleet.ops.array_ops import cast
     ts = [cast(a, dt) if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dt) for a in args]
     return make_tensor("Range", ts, dt, {"Tidx": dt}, name=name)
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose",
+              conjugate: bool = False) -> Tensor:
+    """Permutes the dimensions of ``a``; reverses them when ``perm`` is None."""
+    x = convert_to_tensor(a)
+    if perm is None:
+        r = x.shape.ndims
+        if r is not None:
+            perm = constant(np.arange(r - 1, -1, -1, dtype=np.int32))
+        else:
+            # Rank known only at run time: perm = (rank - 1) - range(rank).
+            n = rank(x)
+            perm = (n - 1) - range(n)
+    elif not isinstance(perm, Tensor):
+        perm = constant(np.asarray(perm, dtype=np.int32).reshape(-1))
+    return make_tensor("Transpose", [x, perm], x.dtype, name=name)
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Tensor:
@@ -573,5 +591,5 @@ _graph.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_den
 
 __all__ = [
     "newaxis", "slice", "strided_slice", "gather", "unsorted_segment_sum", "dynamic_partition",
-    "dynamic_stitch", "one_hot", "tile", "pad", "range", "where", "boolean_mask",
+    "dynamic_stitch", "one_hot", "tile", "pad", "range", "transpose", "where", "boolean_mask",
 ]

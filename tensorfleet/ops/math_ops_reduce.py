@@ -17,6 +17,11 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
+from tensorfleet.ops.array_ops_core import cast, stop_gradient, zeros_like
+from tensorfleet.ops.array_ops_more import where
+from tensorfleet.ops.math_ops_core import (add, add_n, exp, is_finite, log, maximum, minimum,
+                                           multiply, not_equal, rsqrt, sqrt, square, subtract,
+                                           truediv)
 from tensorfleet.ops.op_util import (const_value, make_op, make_tensor, normalize_axis,
                                      same_shape)
 
@@ -151,8 +156,6 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Optional[boo
                      name: Optional[str] = None, reduction_indices: Any = None,
                      keep_dims: Optional[bool] = None) -> Tensor:
     """``log(sum(exp(x), axis))``, computed without overflow by shifting by the maximum."""
-    from tensorfleet.ops.array_ops import stop_gradient, where, zeros_like
-    from tensorfleet.ops.math_ops import add, exp, is_finite, log, subtract
     keep = _pick_keepdims(keepdims, keep_dims)
     axis = reduction_indices if axis is None else axis
     x = convert_to_tensor(input_tensor)
@@ -232,8 +235,6 @@ def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Optional
                   reduction_indices: Any = None, keep_dims: Optional[bool] = None,
                   input: Any = None) -> Tensor:  # noqa: A002
     """Number of non-zero (or True) elements over ``axis``."""
-    from tensorfleet.ops.array_ops import cast
-    from tensorfleet.ops.math_ops import not_equal
     x = convert_to_tensor(input_tensor if input_tensor is not None else input)
     zero = np.zeros((), dtype=x.dtype.np) if x.dtype is not _dtypes.string else b""
     nz = cast(not_equal(x, zero), dtype)
@@ -250,7 +251,6 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
     Built from ``minimum`` and ``maximum`` so the gradient is theirs: it flows
     where ``t`` is inside the range.
     """
-    from tensorfleet.ops.math_ops import maximum, minimum
     t = convert_to_tensor(t)
     lo, hi = _static_value(clip_value_min), _static_value(clip_value_max)
     if lo is not None and hi is not None and np.any(np.asarray(lo) > np.asarray(hi)):
@@ -274,7 +274,6 @@ def _static_value(v: Any) -> Any:
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
     """Rescales ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm``."""
-    from tensorfleet.ops.math_ops import maximum, multiply, rsqrt, square
     t = convert_to_tensor(t)
     clip = convert_to_tensor(clip_norm, dtype=t.dtype)
     l2sum = reduce_sum(square(t), axes, keepdims=True)
@@ -298,7 +297,6 @@ def _flat_values(t_list: Sequence[Any]) -> List[Optional[Tensor]]:
 
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
     """``sqrt(sum of squares)`` over every element of every tensor in ``t_list``."""
-    from tensorfleet.ops.math_ops import add_n, sqrt, square
     if isinstance(t_list, (Tensor, IndexedSlices)) or not isinstance(t_list, (list, tuple)):
         raise TypeError("t_list should be a sequence of tensors")
     vals = [v for v in _flat_values(t_list) if v is not None]
@@ -315,7 +313,6 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     Returns ``(clipped list, global_norm)``; None entries stay None and
     ``IndexedSlices`` stay sparse.
     """
-    from tensorfleet.ops.math_ops import maximum, multiply, truediv
     if isinstance(t_list, (Tensor, IndexedSlices)) or not isinstance(t_list, (list, tuple)):
         raise TypeError("t_list should be a sequence of tensors")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)

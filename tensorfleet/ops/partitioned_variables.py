@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import (Graph, Tensor, get_default_graph,
-                                         register_tensor_conversion_function)
+from tensorfleet.framework.graph import Graph, Tensor, register_tensor_conversion_function
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.ops import array_ops
 from tensorfleet.ops.variables import Variable
 
 logger = logging.getLogger(__name__)
@@ -300,7 +300,6 @@ class PartitionedVariable:
         return axes or [0]
 
     def _concat(self) -> Tensor:
-        from tensorfleet.ops import array_ops
         g = self.graph
         with g.name_scope(f"{self._name}/ConcatPartitions"):
             if len(self._variable_list) == 1:
@@ -325,7 +324,6 @@ class PartitionedVariable:
                                       read_value=read_value), value)
 
     def _apply_assign_fn(self, assign_fn: Callable[[Variable, Any], Any], value: Any) -> List[Any]:
-        from tensorfleet.ops import array_ops
         axes = self._partition_axes()
         if len(axes) > 1:
             raise NotImplementedError(f"Cannot assign to {self._name}: it is partitioned along "
@@ -385,7 +383,6 @@ def _shard_initializer(initializer: Any, init_is_value: bool, offset: List[int],
         return initializer, shape
     index = tuple(slice(o, o + s) for o, s in zip(offset, shape))
     if isinstance(initializer, Tensor):
-        from tensorfleet.ops import array_ops
         g = initializer.graph
         with g.name_scope(scope + "/PartitionedInitializer"):
             return array_ops.slice(initializer, offset, shape), None
@@ -481,31 +478,5 @@ def _get_partitioned_variable(store: Any, name: str, partitioner: Partitioner, s
     return pv
 
 
-def create_partitioned_variables(shape: Any, slicing: Sequence[int], initializer: Any,
-                                 dtype: Any = _dtypes.float32, trainable: bool = True,
-                                 collections: Optional[List[str]] = None,
-                                 name: Optional[str] = None,
-                                 reuse: Any = None) -> List[Variable]:
-    """The older API: the shards (a list of Variables) of a variable of ``shape`` cut
-    by ``slicing`` (shards per axis), under the variable scope ``name``.
-
-    Raises:
-      ValueError: if ``slicing`` does not match ``shape`` or splits several axes.
-    """
-    from tensorfleet.ops import variable_scope as _vs  # variable_scope imports this module
-    if len(slicing) != len(as_shape(shape)):
-        raise ValueError(f"create_partitioned_variables: slicing {list(slicing)} must have one "
-                         f"entry per dimension of shape {list(shape)}")
-    with _vs.variable_scope(name, default_name="PartitionedVariable", reuse=reuse) as scope:
-        g = get_default_graph()
-        with g.name_scope(None):
-            pv = _get_partitioned_variable(
-                _vs._state(g).store, scope.name, lambda **_: list(slicing), shape=shape,
-                dtype=dtype, initializer=initializer, reuse=scope.reuse, trainable=trainable,
-                collections=collections)
-    return list(pv)
-
-
 __all__ = ["PartitionedVariable", "SaveSliceInfo", "fixed_size_partitioner",
-           "min_max_variable_partitioner", "variable_axis_size_partitioner",
-           "create_partitioned_variables"]
+           "min_max_variable_partitioner", "variable_axis_size_partitioner"]

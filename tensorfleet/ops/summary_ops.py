@@ -1,4 +1,5 @@
-"""``tf.summary`` ops: scalar, histogram and text summaries and their merging.
+"""``tf.summary`` ops: scalar, histogram, text, image and audio summaries and their
+merging.
 
 Each summary op outputs a serialized ``Summary`` protobuf (a string scalar),
 which ``FileWriter.add_summary`` writes to a TensorBoard event file; ``merge``
@@ -48,6 +49,26 @@ register_op("HistogramSummary", _summary_shape)
 register_op("TextSummary", _summary_shape)
 register_op("MergeSummary", _summary_shape)
 
+
+def _image_summary_shape(op: Operation) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    if s.ndims is not None and (s.ndims != 4 or s.as_list()[3] not in (None, 1, 3, 4)):
+        raise ValueError(f"Tensor must be 4-D with last dim 1, 3, or 4, not {s}: image "
+                         f"summary {op.attrs['tag']!r}")
+    return [_scalar_shape()]
+
+
+def _audio_summary_shape(op: Operation) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    if s.ndims is not None and s.ndims not in (2, 3):
+        raise ValueError(f"Tensor must be 3-D or 2-D, not {s}: audio summary "
+                         f"{op.attrs['tag']!r}")
+    return [_scalar_shape()]
+
+
+register_op("ImageSummary", _image_summary_shape)
+register_op("AudioSummaryV2", _audio_summary_shape)
+
 _INVALID_TAG_CHARS = re.compile(r"[^-/\w.]")
 
 
@@ -58,7 +79,8 @@ def _clean_tag(name: str) -> str:
 
 
 def _add_summary(g: Graph, op_type: str, name: str, value: Any, family: Optional[str],
-                 collections: Optional[Sequence[str]], dtype: Any = None) -> Tensor:
+                 collections: Optional[Sequence[str]], dtype: Any = None,
+                 attrs: Optional[dict] = None, extra_inputs: Sequence[Any] = ()) -> Tensor:
     name = _clean_tag(name)
     base = f"{_clean_tag(family)}/{name}" if family else name
     with g.name_scope(base) as scope:
@@ -68,7 +90,8 @@ def _add_summary(g: Graph, op_type: str, name: str, value: Any, family: Optional
         if family:
             tag = f"{_clean_tag(family)}/{tag}"
         x = convert_to_tensor(value, dtype=dtype)
-        out = make_tensor(op_type, [x], _dtypes.string, {"tag": tag}, name=op_type)
+        out = make_tensor(op_type, [x] + list(extra_inputs), _dtypes.string,
+                          dict(attrs or {}, tag=tag), name=op_type)
     g.add_to_collections(list(collections) if collections is not None
                          else [GraphKeys.SUMMARIES], out)
     return out
@@ -102,6 +125,43 @@ def text(name: str, tensor: Any, collections: Optional[Sequence[str]] = None) ->
     """A text summary of a string tensor, shown by TensorBoard's text dashboard."""
     return _add_summary(get_default_graph(), "TextSummary", name, tensor, None, collections,
                         dtype=_dtypes.string)
+
+
+def _check_max_outputs(max_outputs: Any) -> int:
+    if not isinstance(max_outputs, int) or isinstance(max_outputs, bool) or max_outputs < 1:
+        raise ValueError(f"max_outputs must be a positive int, got {max_outputs!r}")
+    return max_outputs
+
+
+def image(name: str, tensor: Any, max_outputs: int = 3,
+          collections: Optional[Sequence[str]] = None, family: Optional[str] = None) -> Tensor:
+    """An image summary of the first ``max_outputs`` images of ``tensor``.
+
+    ``tensor`` is ``[batch, height, width, channels]`` with 1 (grey), 3 (RGB) or 4
+    (RGBA) channels, uint8 or float. Float images are scaled one by one: to
+    ``[0, 255]`` when no value is negative, else so that 0 maps to 128 and the
+    largest magnitude to 127 off it; pixels with a NaN or infinity become red.
+    Each image is stored PNG-encoded under tag ``<tag>/image/<i>`` (``<tag>/image``
+    when ``max_outputs`` is 1).
+    """
+    attrs = {"max_images": _check_max_outputs(max_outputs)}
+    return _add_summary(get_default_graph(), "ImageSummary", name, tensor, family, collections,
+                        attrs=attrs)
+
+
+def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3,
+          collections: Optional[Sequence[str]] = None, family: Optional[str] = None) -> Tensor:
+    """An audio summary of the first ``max_outputs`` clips of ``tensor``.
+
+    ``tensor`` is ``[batch, frames, channels]`` or ``[batch, frames]`` of floats in
+    ``[-1, 1]`` (clipped); ``sample_rate`` is in Hz. Each clip is stored as a
+    16-bit PCM WAV file under tag ``<tag>/audio/<i>`` (``<tag>/audio`` when
+    ``max_outputs`` is 1).
+    """
+    attrs = {"max_outputs": _check_max_outputs(max_outputs)}
+    rate = convert_to_tensor(sample_rate, dtype=_dtypes.float32)
+    return _add_summary(get_default_graph(), "AudioSummaryV2", name, tensor, family,
+                        collections, dtype=_dtypes.float32, attrs=attrs, extra_inputs=[rate])
 
 
 def merge(inputs: Sequence[Any], collections: Optional[Sequence[str]] = None,
@@ -155,4 +215,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["scalar", "histogram", "text", "merge", "merge_all", "proto_class"]
+__all__ = ["scalar", "histogram", "text", "image", "audio", "merge", "merge_all",
+           "proto_class"]

@@ -12,14 +12,14 @@ import contextlib
 import enum
 import threading
 import weakref
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
-from tensorfleet.ops import init_ops
+from tensorfleet.ops import array_ops, init_ops
 from tensorfleet.ops import partitioned_variables as _pv
 from tensorfleet.ops.variables import Variable
 
@@ -284,8 +284,6 @@ def _is_scalar(shape: Any, initializer: Any) -> bool:
 
 
 def _constant_of(value: Any, dt: _dtypes.DType) -> Tensor:
-    from tensorfleet.ops import array_ops
-    import numpy as np
     arr = np.asarray(value)
     # A Python float literal makes a float32 variable, as TensorFlow infers it.
     return array_ops.constant(value, dtype=dt if arr.dtype.kind == "f" else None)
@@ -469,5 +467,30 @@ def variable_op_scope(values: Any, name_or_scope: Any, default_name: Optional[st
     return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
 
 
+def create_partitioned_variables(shape: Any, slicing: Sequence[int], initializer: Any,
+                                 dtype: Any = _dtypes.float32, trainable: bool = True,
+                                 collections: Optional[List[str]] = None,
+                                 name: Optional[str] = None,
+                                 reuse: Any = None) -> List[Variable]:
+    """The older API: the shards (a list of Variables) of a variable of ``shape`` cut
+    by ``slicing`` (shards per axis), under the variable scope ``name``.
+
+    Raises:
+      ValueError: if ``slicing`` does not match ``shape`` or splits several axes.
+    """
+    if len(slicing) != len(as_shape(shape)):
+        raise ValueError(f"create_partitioned_variables: slicing {list(slicing)} must have one "
+                         f"entry per dimension of shape {list(shape)}")
+    with variable_scope(name, default_name="PartitionedVariable", reuse=reuse) as scope:
+        g = get_default_graph()
+        with g.name_scope(None):
+            pv = _pv._get_partitioned_variable(
+                _state(g).store, scope.name, lambda **_: list(slicing), shape=shape,
+                dtype=dtype, initializer=initializer, reuse=scope.reuse, trainable=trainable,
+                collections=collections)
+    return list(pv)
+
+
 __all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_local_variable",
-           "get_variable_scope", "variable_scope", "variable_op_scope", "no_regularizer"]
+           "get_variable_scope", "variable_scope", "variable_op_scope", "no_regularizer",
+           "create_partitioned_variables"]

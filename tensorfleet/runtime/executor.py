@@ -14,20 +14,21 @@ from __future__ import annotations
 
 import heapq
 import queue
-import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
-from tensorfleet.kernels.registry import (DEAD, DEAD_AWARE_OPS, KernelContext, StepState,
-                                          get_kernel, set_current_step)
-from tensorfleet.runtime.threads import DaemonPool
+from tensorfleet.kernels import functional_kernels
+from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelContext,
+                                          StepState, get_kernel, resolve_kernel,
+                                          set_current_step)
+from tensorfleet.runtime import process
 
 ASYNC_OPS = {"_Recv"}
-# Receives block on other tasks for as long as a step lasts; a large pool keeps many
-# concurrent steps (e.g. replicas waiting on a parameter server) from starving. Its
-# threads are daemons: a receive still waiting never keeps the program from exiting.
-_ASYNC_POOL = DaemonPool(256, "tf-recv")
+# Receives block on other tasks for as long as a step lasts; a large pool
+# (``ProcessRuntime.async_pool``) keeps many concurrent steps (e.g. replicas waiting
+# on a parameter server) from starving. Its threads are daemons: a receive still
+# waiting never keeps the program from exiting.
 
 
 def prune(fetches: Sequence[Tensor], targets: Sequence[Operation],
@@ -95,12 +96,27 @@ def _deref_wrapper(kern: Callable[..., Any], positions: Tuple[int, ...],
 
 
 class Plan:
-    """A compiled step: which kernels run, in which order, reading which slots."""
+    """A compiled step: which kernels run, in which order, reading which slots.
+
+    Each op's kernel is chosen here, once, by the device type of the op's device
+    (``kernels.registry.resolve_kernel``). ``allow_soft_placement`` says whether an
+    op on a device type without a kernel for it may run its CPU kernel; when None it
+    comes from the owner's ``config`` (a local session's ConfigProto, False when it
+    has none), and is True for an owner without one: a worker runs partitions that
+    the master already placed under the session's own setting.
+    """
+
+    # A loop body's plan hands back values of an untaken cond branch as dead: the
+    # loop records them, and its gradient skips what they feed.
+    dead_fetches_ok = False
 
     def __init__(self, ops: List[Operation], feeds: Sequence[Tensor], fetches: Sequence[Tensor],
                  resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
-                 owner: Any = None):
+                 owner: Any = None, allow_soft_placement: Optional[bool] = None):
         self.ops = ops
+        if allow_soft_placement is None:
+            allow_soft_placement = _soft_placement_of(owner)
+        self.allow_soft_placement = allow_soft_placement
         slot: Dict[Tensor, int] = {}
         for t in feeds:
             slot[t] = len(slot)
@@ -112,8 +128,7 @@ class Plan:
         mutated = {op.inputs[i] for op in ops if op.type not in NON_MUTATING_REF_OPS
                    for i in op.op_def.ref_inputs if i < len(op.inputs)}
         for op in ops:
-            device_type = "CPU"
-            kern = get_kernel(op.type, device_type)
+            kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
             deref = []
             for i, t in enumerate(op.inputs):
@@ -176,12 +191,7 @@ class Plan:
         op = None
         try:
             for kern, ctx, ins, out, multi, op in self.steps:
-                r = kern(ctx, *[vals[i] for i in ins])
-                if multi:
-                    for o, v in zip(out, r):
-                        vals[o] = v
-                elif out is not None:
-                    vals[out] = r
+                _store(vals, out, multi, kern(ctx, *[vals[i] for i in ins]))
         except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
             raise _as_op_error(e, op) from e
 
@@ -202,13 +212,11 @@ class Plan:
                     r = (DEAD,) * len(out) if multi else DEAD
                 else:
                     r = kern(ctx, *args)
-                if multi:
-                    for o, v in zip(out, r):
-                        vals[o] = v
-                elif out is not None:
-                    vals[out] = r
+                _store(vals, out, multi, r)
         except Exception as e:  # noqa: BLE001
             raise _as_op_error(e, op) from e
+        if self.dead_fetches_ok:
+            return
         for t, s in zip(self.fetch_names, self.fetch_slots):
             if vals[s] is DEAD:
                 raise errors.InvalidArgumentError(
@@ -256,8 +264,8 @@ class Plan:
         ready = [i for i, n in enumerate(pending) if n == 0]
         remaining = len(self.steps)
         outstanding = 0
-        from tensorfleet.kernels.registry import _STEP
         cur_step = getattr(_STEP, "value", None)
+        async_pool = process.current().async_pool
         local = getattr(getattr(cur_step, "rendezvous", None), "local", None)
         local_task = getattr(local, "task", None)
         deferred: List[int] = []
@@ -284,11 +292,7 @@ class Plan:
         def finish(i: int, r: Any) -> None:
             nonlocal remaining
             _, _, _, out, multi, _ = self.steps[i]
-            if multi:
-                for o, v in zip(out, r):
-                    vals[o] = v
-            elif out is not None:
-                vals[out] = r
+            _store(vals, out, multi, r)
             remaining -= 1
             for u in users[i]:
                 pending[u] -= 1
@@ -302,7 +306,7 @@ class Plan:
                 if op.type in ASYNC_OPS:
                     if i in leader:
                         outstanding += len(leader[i])
-                        _ASYNC_POOL.submit(run_group, leader[i])
+                        async_pool.submit(run_group, leader[i])
                     elif i in grouped:
                         pass
                     elif local_task is not None and ctx.attrs.get("src_task") == local_task:
@@ -311,7 +315,7 @@ class Plan:
                         deferred.append(i)
                     else:
                         outstanding += 1
-                        _ASYNC_POOL.submit(run_async, i)
+                        async_pool.submit(run_async, i)
                     continue
                 try:
                     r = kern(ctx, *[vals[j] for j in ins])
@@ -327,7 +331,7 @@ class Plan:
                 else:
                     for i in deferred:
                         outstanding += 1
-                        _ASYNC_POOL.submit(run_async, i)
+                        async_pool.submit(run_async, i)
                     deferred.clear()
             if remaining:
                 if not outstanding:
@@ -351,6 +355,22 @@ class Plan:
         return [idx[c] for c in op.control_inputs if c in idx]
 
 
+def _store(vals: List[Any], out: Any, multi: bool, r: Any) -> None:
+    """Writes an op's result into the step's slots: ``out`` is a tuple of slots when
+    ``multi``, else one slot, or None for an op without outputs."""
+    if multi:
+        for o, v in zip(out, r):
+            vals[o] = v
+    elif out is not None:
+        vals[out] = r
+
+
+def _soft_placement_of(owner: Any) -> bool:
+    if not hasattr(owner, "config"):
+        return True
+    return bool(getattr(owner.config, "allow_soft_placement", False))
+
+
 def _as_op_error(e: BaseException, op: Optional[Operation]) -> errors.OpError:
     name = op.name if op is not None else None
     if isinstance(e, errors.OpError):
@@ -361,6 +381,20 @@ def _as_op_error(e: BaseException, op: Optional[Operation]) -> errors.OpError:
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
         return errors.InvalidArgumentError(name, op, f"{type(e).__name__}: {e}")
     return errors.InternalError(name, op, f"{type(e).__name__}: {e}")
+
+
+
+def _sub_plan(fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor],
+              resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
+              owner: Any) -> Plan:
+    plan = Plan(prune(fetches, targets, set(feeds)), feeds, fetches, resources, op_state, owner)
+    plan.dead_fetches_ok = True
+    return plan
+
+
+# Functional ops (While) run sub-graphs with plans of their own; kernels sit above
+# this layer, so it hands them the way to build one.
+functional_kernels.set_plan_builder(_sub_plan)
 
 
 __all__ = ["Plan", "prune", "topological_order"]

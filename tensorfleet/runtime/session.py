@@ -19,20 +19,19 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
                                          register_default_session_fn)
 from tensorfleet.kernels.registry import DeadlineStep, StepState
+from tensorfleet.runtime import process
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.threads import apply_config
 
-_FACTORIES: Dict[str, Callable[..., Any]] = {}
-_RESETTERS: Dict[str, Callable[..., None]] = {}
-
-
 def register_session_factory(prefix: str, factory: Callable[..., Any],
                              reset: Optional[Callable[..., None]] = None) -> None:
-    """Makes ``Session(target)`` with ``target.startswith(prefix)`` use ``factory``."""
-    _FACTORIES[prefix] = factory
+    """Makes ``Session(target)`` with ``target.startswith(prefix)`` use ``factory``
+    (in the current ``ProcessRuntime`` and every runtime made from it)."""
+    rt = process.current()
+    rt.session_factories[prefix] = factory
     if reset is not None:
-        _RESETTERS[prefix] = reset
+        rt.session_resetters[prefix] = reset
 
 
 class LocalBackend:
@@ -247,7 +246,8 @@ class BaseSession:
         if not self._target:
             self._backend: Any = LocalBackend(self._graph, config)
         else:
-            factory = next((f for p, f in _FACTORIES.items() if self._target.startswith(p)), None)
+            factory = next((f for p, f in process.current().session_factories.items()
+                            if self._target.startswith(p)), None)
             if factory is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"No session factory registered for the given session target "
@@ -381,7 +381,8 @@ class Session(BaseSession):
     @staticmethod
     def reset(target: str, containers: Optional[List[str]] = None, config: Any = None) -> None:
         """Clears resource containers (all when None) on every task of ``target``'s cluster."""
-        fn = next((f for p, f in _RESETTERS.items() if target.startswith(p)), None)
+        fn = next((f for p, f in process.current().session_resetters.items()
+                   if target.startswith(p)), None)
         if fn is None:
             raise errors.InvalidArgumentError(None, None, f"Cannot reset target {target!r}")
         fn(target, containers, config)

@@ -6,11 +6,15 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+# The whole public API, as a test program sees it; nothing in tensorfleet imports this module.
+import tensorfleet as tf
+
 
 def numeric_gradients(f: Callable[[List[np.ndarray]], float], xs: Sequence[np.ndarray],
                       delta: float = 1e-3) -> List[np.ndarray]:
     """Central-difference gradients of the scalar ``f`` with respect to each of ``xs``."""
-    xs = [np.array(x, dtype=np.float64) for x in xs]
+    # order="C": writes through reshape(-1) must land in the array f reads.
+    xs = [np.array(x, dtype=np.float64, order="C") for x in xs]
     out = []
     for i, x in enumerate(xs):
         g = np.zeros_like(x)
@@ -38,8 +42,6 @@ def check_gradients(build: Callable[..., Any], inputs: Sequence[np.ndarray],
     element contributes with a different weight. Raises AssertionError on mismatch
     and returns ``(symbolic, numeric)`` gradients.
     """
-    import tensorfleet as tf
-
     g = tf.Graph()
     with g.as_default():
         dt = dtype or tf.float64

@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import re
-import uuid
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -36,12 +35,8 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import as_shape
-from tensorfleet.kernels.io_kernels import (
-    check_restored,
-    fsync_dir,
-    os_error,
-    read_shard,
-)
+from tensorfleet.kernels.atomic_file import atomic_write
+from tensorfleet.kernels.io_kernels import check_restored, os_error, read_shard
 
 logger = logging.getLogger(__name__)
 
@@ -56,26 +51,6 @@ DEFAULT_STATE_FILENAME = "checkpoint"
 def index_path(prefix: str) -> str:
     """The index file of checkpoint ``prefix``."""
     return prefix + INDEX_SUFFIX
-
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Writes ``data`` to a temporary file beside ``path``, fsyncs it and renames it over
-    ``path``: readers see the old contents or the new, never a mix."""
-    directory = os.path.dirname(path)
-    tmp = f"{path}.tmp-{uuid.uuid4().hex}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(directory)
 
 
 # -- the index ---------------------------------------------------------------------------

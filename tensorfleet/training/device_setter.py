@@ -30,6 +30,7 @@ STANDARD_PS_OPS = (
     "MutableHashTable", "MutableHashTableV2", "MutableHashTableOfTensors",
     "MutableHashTableOfTensorsV2", "MutableDenseHashTable", "MutableDenseHashTableV2",
     "ResourceConditionalAccumulator",
+    "DynamicEmbeddingTable",
 )
 
 DeviceFunction = Callable[[Any], str]

@@ -22,6 +22,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import (Graph, GraphKeys, Operation, Tensor, convert_to_tensor,
                                          get_default_graph)
 from tensorfleet.framework.indexed_slices import IndexedSlices
+from tensorfleet.ops import array_ops, sparse_ops
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class Optimizer:
                 # server, and only the gradient travels there.
                 with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
                     if isinstance(grad, IndexedSlices):
-                        update_ops.append(self._apply_sparse(grad, var))
+                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
                     else:
                         update_ops.append(self._apply_dense(grad, var))
             if global_step is None:
@@ -276,6 +277,21 @@ class Optimizer:
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse")
 
+    # True when ``_apply_sparse`` builds a fused ``SparseApply*`` op, whose kernel
+    # sums the rows of repeated indices itself (on the variable's task, for free).
+    _SPARSE_KERNEL_SUMS_DUPLICATES = False
+
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
+        """Applies a sparse gradient that may repeat indices.
+
+        ``_apply_sparse`` of a subclass receives unique indices, the rows of each
+        repeated index summed (as TensorFlow guarantees); the built-in optimizers,
+        whose kernels do that summing themselves, get the gradient as it is.
+        """
+        if self._SPARSE_KERNEL_SUMS_DUPLICATES:
+            return self._apply_sparse(grad, var)
+        return self._apply_sparse(_deduplicate_indexed_slices(grad), var)
+
     def _finish(self, update_ops: List[Any], name_scope: str) -> Operation:
         """The op that completes once every update has run."""
         from tensorfleet.ops.control_flow_ops import group
@@ -348,6 +364,14 @@ def _create_slot_var(var: Any, fill_value: float, op_name: str) -> Any:
                 return array_ops.zeros_like(base) + np.array(fill_value, dtype=dtype.np)
         slot = Variable(init, name=f"{var.op.name}/{op_name}", trainable=False, dtype=dtype)
     return slot
+
+
+def _deduplicate_indexed_slices(grad: IndexedSlices) -> IndexedSlices:
+    """``grad`` with unique indices, the rows of repeated ones summed."""
+    unique_indices, positions = sparse_ops.unique(grad.indices)
+    summed = array_ops.unsorted_segment_sum(grad.values, positions,
+                                            array_ops.shape(unique_indices)[0])
+    return IndexedSlices(summed, unique_indices, grad.dense_shape)
 
 
 def _gate_all(grads: List[Any]) -> List[Any]:

@@ -19,6 +19,8 @@ from tensorfleet.training.optimizer import Optimizer
 class GradientDescentOptimizer(Optimizer):
     """Plain gradient descent: ``var -= learning_rate * grad``."""
 
+    _SPARSE_KERNEL_SUMS_DUPLICATES = True
+
     def __init__(self, learning_rate: Any, use_locking: bool = False,
                  name: str = "GradientDescent"):
         super().__init__(use_locking, name)
@@ -43,6 +45,8 @@ class MomentumOptimizer(Optimizer):
     ``accum = momentum * accum + grad; var -= learning_rate * accum``; with
     ``use_nesterov`` the step is ``learning_rate * (grad + momentum * accum)``.
     """
+
+    _SPARSE_KERNEL_SUMS_DUPLICATES = True
 
     def __init__(self, learning_rate: Any, momentum: Any, use_locking: bool = False,
                  name: str = "Momentum", use_nesterov: bool = False):
@@ -79,6 +83,8 @@ class AdagradOptimizer(Optimizer):
     ``accum += grad**2; var -= learning_rate * grad / sqrt(accum)``, with ``accum``
     starting at ``initial_accumulator_value`` (which must be positive).
     """
+
+    _SPARSE_KERNEL_SUMS_DUPLICATES = True
 
     def __init__(self, learning_rate: Any, initial_accumulator_value: float = 0.1,
                  use_locking: bool = False, name: str = "Adagrad"):
@@ -123,6 +129,8 @@ class AdamOptimizer(Optimizer):
     behaviour, not "lazy Adam"), so a sparse step costs a dense one; rows that never
     received a gradient keep zero moments and do not move.
     """
+
+    _SPARSE_KERNEL_SUMS_DUPLICATES = True
 
     def __init__(self, learning_rate: Any = 0.001, beta1: Any = 0.9, beta2: Any = 0.999,
                  epsilon: Any = 1e-8, use_locking: bool = False, name: str = "Adam"):
@@ -185,6 +193,8 @@ class RMSPropOptimizer(Optimizer):
     ``var -= mom``. Centered, ``mg = decay*mg + (1-decay)*g`` and the denominator
     is ``sqrt(ms - mg**2 + eps)``. ``ms`` starts at one, as in TensorFlow 1.x.
     """
+
+    _SPARSE_KERNEL_SUMS_DUPLICATES = True
 
     def __init__(self, learning_rate: Any, decay: Any = 0.9, momentum: Any = 0.0,
                  epsilon: Any = 1e-10, use_locking: bool = False, centered: bool = False,

@@ -31,6 +31,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
+from tensorfleet.framework.graph_def import meta_graph_to_plain
 from tensorfleet.kernels.io_kernels import as_text, os_error, shard_filename
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.training import checkpoint_management as cm
@@ -38,6 +39,8 @@ from tensorfleet.training import checkpoint_management as cm
 logger = logging.getLogger(__name__)
 
 META_GRAPH_FORMAT = "tensorfleet-meta-graph"
+# TensorFlow's GraphKeys.SAVEABLE_OBJECTS: saved by default besides the global variables.
+_SAVEABLE_OBJECTS = getattr(GraphKeys, "SAVEABLE_OBJECTS", "saveable_objects")
 
 
 class SaverDef:
@@ -76,19 +79,31 @@ class _Group:
 def _var_items(var_list: Any) -> List[Tuple[str, Any]]:
     """``(checkpoint name, variable)`` pairs from None, a dict or a sequence."""
     if var_list is None:
-        var_list = get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)
+        g = get_default_graph()
+        var_list = (g.get_collection(GraphKeys.GLOBAL_VARIABLES)
+                    + g.get_collection(_SAVEABLE_OBJECTS))
     items: List[Tuple[Any, Any]] = []
     # A PartitionedVariable is saved part by part, each under its own name (not as
     # one full tensor as TensorFlow does), so it restores into the same partitioning.
     if isinstance(var_list, dict):
         for k, v in var_list.items():
             parts = getattr(v, "_get_variable_list", None)
-            if parts is not None:
+            saveables = getattr(v, "_checkpoint_items", None)
+            if saveables is not None:
+                # A table saved as several tensors; a dict key renames its prefix.
+                own = str(getattr(v, "name", k))
+                items.extend((str(k) + n[len(own):] if n.startswith(own) else n, t)
+                             for n, t in saveables())
+            elif parts is not None:
                 items.extend((f"{k}/part_{i}", p) for i, p in enumerate(parts()))
             else:
                 items.append((str(k), v))
     elif isinstance(var_list, (list, tuple, set, frozenset)):
         for v in var_list:
+            saveables = getattr(v, "_checkpoint_items", None)
+            if saveables is not None:
+                items.extend(saveables())
+                continue
             parts = getattr(v, "_get_variable_list", None)
             for p in (parts() if parts is not None else [v]):
                 items.append((getattr(getattr(p, "op", None), "name", None), p))
@@ -103,6 +118,23 @@ def _var_items(var_list: Any) -> List[Tuple[str, Any]]:
             raise ValueError(f"At least two variables have the same name: {name}")
         seen[name] = v
     return items
+
+
+def _restore_ops(variables: List[Any], restored: List[Any]) -> List[Any]:
+    """An assign per variable; a saveable made of several tensors (a dynamic
+    embedding shard) gets one restore op taking all of its tensors."""
+    ops: List[Any] = []
+    owners: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
+    for v, t in zip(variables, restored):
+        group = getattr(v, "_restore_group", None)
+        if group is None:
+            ops.append(state_ops.assign(v, t, validate_shape=v.get_shape().is_fully_defined(),
+                                        name="Assign").op)
+            continue
+        owner, field = group()
+        owners.setdefault(id(owner), (owner, {}))[1][field] = t
+    ops.extend(owner._restore_from(tensors) for owner, tensors in owners.values())
+    return ops
 
 
 def _check_against_index(index: cm.CheckpointIndex, name: str, var: Any, reshape: bool) -> None:
@@ -231,10 +263,7 @@ class Saver:
                     files, shas, sizes, names, [v.dtype for v in variables],
                     [v.get_shape() for v in variables], [v.op.name for v in variables],
                     reshape=self._reshape, name="restore_shard")
-            assigns = [
-                state_ops.assign(v, t, validate_shape=v.get_shape().is_fully_defined(),
-                                 name="Assign").op
-                for v, t in zip(variables, restored)]
+            assigns = _restore_ops(variables, restored)
         return _Group(items, save_out, files, shas, sizes), assigns
 
     def as_saver_def(self) -> SaverDef:
@@ -365,11 +394,9 @@ class Saver:
     def _write_meta_graph(self, path: str) -> None:
         g = self._graph or get_default_graph()
         try:
-            doc = {"format": META_GRAPH_FORMAT, "version": 1, "graph_def": g.as_graph_def(),
-                   "saver_def": self.as_saver_def().to_plain(),
-                   "collections": {
-                       k: [v.to_proto() for v in g.get_collection(k)]
-                       for k in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES)}}
+            # Every collection with a plain form (variables, train_op, global step...)
+            # goes in, so tf.train.import_meta_graph can resume training from it.
+            doc = meta_graph_to_plain(g, self.as_saver_def().to_plain())
             data = json.dumps(doc).encode("utf-8")
         except (TypeError, ValueError) as e:
             logger.warning("Not writing meta graph %s: the graph is not plain data (%s)",

@@ -33,6 +33,20 @@ _LAYOUTS = {
     "SparseApplyAdam": (3, 9, True),
     "SparseApplyRMSProp": (3, 7, True),
     "SparseApplyCenteredRMSProp": (4, 8, True),
+    "ApplyFtrl": (3, 3, False),
+    "ApplyFtrlV2": (3, 3, False),
+    "ApplyAdadelta": (3, 6, False),
+    "ApplyProximalGradientDescent": (1, 4, False),
+    "ApplyProximalAdagrad": (2, 5, False),
+    "ApplyAdagradDA": (3, 3, False),
+    "SparseApplyFtrl": (3, 3, True),
+    "SparseApplyFtrlV2": (3, 3, True),
+    "SparseApplyAdadelta": (3, 6, True),
+    "SparseApplyProximalGradientDescent": (1, 4, True),
+    "SparseApplyProximalAdagrad": (2, 5, True),
+    "SparseApplyAdagradDA": (3, 3, True),
+    # tensorfleet's own: Adam that reads and writes only the rows of the gradient.
+    "SparseApplyLazyAdam": (3, 9, True),
 }
 
 
@@ -44,7 +58,7 @@ def _update_shape(op: Operation) -> List[TensorShape]:
         if not t.shape.is_compatible_with(var_shape):
             raise ValueError(f"slot {t.name} has shape {t.shape}, which does not match the "
                              f"variable's shape {var_shape}")
-    scalars = op.inputs[n_refs:g_idx] + op.inputs[g_idx + 1 + sparse:]
+    scalars = list(op.inputs[n_refs:g_idx]) + list(op.inputs[g_idx + 1 + sparse:])
     for t in scalars:
         if t.shape.ndims not in (None, 0):
             raise ValueError(f"hyperparameter {t.name} must be a scalar, got shape {t.shape}")
@@ -199,7 +213,122 @@ def sparse_apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any
                   name=name, use_locking=bool(use_locking))
 
 
+def apply_ftrl(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any,
+               lr_power: Any, use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """FTRL-Proximal update (McMahan et al.): ``accum`` holds the summed squared
+    gradients, ``linear`` the linear term; ``var`` is solved for in closed form."""
+    return _apply("ApplyFtrl", [var, accum, linear], [], grad, name=name,
+                  trailing=[lr, l1, l2, lr_power], use_locking=bool(use_locking))
+
+
+def apply_ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any,
+                  l2_shrinkage: Any, lr_power: Any, use_locking: bool = False,
+                  name: Optional[str] = None) -> Tensor:
+    """FTRL with an L2 shrinkage term: ``grad + 2 * l2_shrinkage * var`` enters the
+    linear term (the squared-gradient sum still uses ``grad``)."""
+    return _apply("ApplyFtrlV2", [var, accum, linear], [], grad, name=name,
+                  trailing=[lr, l1, l2, l2_shrinkage, lr_power], use_locking=bool(use_locking))
+
+
+def apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any,
+                   grad: Any, use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """Adadelta update (Zeiler): running averages of squared gradients and of
+    squared updates set the step size."""
+    return _apply("ApplyAdadelta", [var, accum, accum_update], [lr, rho, epsilon], grad,
+                  name=name, use_locking=bool(use_locking))
+
+
+def apply_proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, delta: Any,
+                                    use_locking: bool = False,
+                                    name: Optional[str] = None) -> Tensor:
+    """A gradient step followed by the proximal operator of ``l1|x| + l2/2 x**2``."""
+    return _apply("ApplyProximalGradientDescent", [var], [alpha, l1, l2], delta, name=name,
+                  use_locking=bool(use_locking))
+
+
+def apply_proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any,
+                           use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """An Adagrad step followed by the proximal operator of the L1/L2 penalties."""
+    return _apply("ApplyProximalAdagrad", [var, accum], [lr, l1, l2], grad, name=name,
+                  use_locking=bool(use_locking))
+
+
+def apply_adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any,
+                     grad: Any, lr: Any, l1: Any, l2: Any, global_step: Any,
+                     use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """Adagrad dual averaging: ``var`` is recomputed from the summed gradients and
+    summed squared gradients at (int64) step ``global_step``."""
+    return _apply("ApplyAdagradDA", [var, gradient_accumulator, gradient_squared_accumulator],
+                  [], grad, name=name, trailing=[lr, l1, l2, global_step],
+                  use_locking=bool(use_locking))
+
+
+def sparse_apply_ftrl(var: Any, accum: Any, linear: Any, grad: Any, indices: Any, lr: Any,
+                      l1: Any, l2: Any, lr_power: Any, use_locking: bool = False,
+                      name: Optional[str] = None) -> Tensor:
+    """FTRL update of the rows ``indices`` only (their slots too)."""
+    return _apply("SparseApplyFtrl", [var, accum, linear], [], grad, indices, name=name,
+                  trailing=[lr, l1, l2, lr_power], use_locking=bool(use_locking))
+
+
+def sparse_apply_ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, indices: Any, lr: Any,
+                         l1: Any, l2: Any, l2_shrinkage: Any, lr_power: Any,
+                         use_locking: bool = False, name: Optional[str] = None) -> Tensor:
+    """FTRL with L2 shrinkage, on the rows ``indices`` only."""
+    return _apply("SparseApplyFtrlV2", [var, accum, linear], [], grad, indices, name=name,
+                  trailing=[lr, l1, l2, l2_shrinkage, lr_power], use_locking=bool(use_locking))
+
+
+def sparse_apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any,
+                          epsilon: Any, grad: Any, indices: Any, use_locking: bool = False,
+                          name: Optional[str] = None) -> Tensor:
+    """Adadelta update of the rows ``indices`` only."""
+    return _apply("SparseApplyAdadelta", [var, accum, accum_update], [lr, rho, epsilon], grad,
+                  indices, name=name, use_locking=bool(use_locking))
+
+
+def sparse_apply_proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, grad: Any,
+                                           indices: Any, use_locking: bool = False,
+                                           name: Optional[str] = None) -> Tensor:
+    """Proximal gradient descent on the rows ``indices`` only."""
+    return _apply("SparseApplyProximalGradientDescent", [var], [alpha, l1, l2], grad, indices,
+                  name=name, use_locking=bool(use_locking))
+
+
+def sparse_apply_proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any,
+                                  indices: Any, use_locking: bool = False,
+                                  name: Optional[str] = None) -> Tensor:
+    """Proximal Adagrad on the rows ``indices`` only."""
+    return _apply("SparseApplyProximalAdagrad", [var, accum], [lr, l1, l2], grad, indices,
+                  name=name, use_locking=bool(use_locking))
+
+
+def sparse_apply_adagrad_da(var: Any, gradient_accumulator: Any,
+                            gradient_squared_accumulator: Any, grad: Any, indices: Any, lr: Any,
+                            l1: Any, l2: Any, global_step: Any, use_locking: bool = False,
+                            name: Optional[str] = None) -> Tensor:
+    """Adagrad dual averaging on the rows ``indices`` only."""
+    return _apply("SparseApplyAdagradDA",
+                  [var, gradient_accumulator, gradient_squared_accumulator], [], grad, indices,
+                  name=name, trailing=[lr, l1, l2, global_step], use_locking=bool(use_locking))
+
+
+def sparse_apply_lazy_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any,
+                           lr: Any, beta1: Any, beta2: Any, epsilon: Any, grad: Any,
+                           indices: Any, use_locking: bool = False,
+                           name: Optional[str] = None) -> Tensor:
+    """Adam on the rows ``indices`` only: their moments decay and they move; every
+    other row of ``var``, ``m`` and ``v`` is left as it is (``LazyAdamOptimizer``)."""
+    return _apply("SparseApplyLazyAdam", [var, m, v], [beta1_power, beta2_power, lr, beta1,
+                                                       beta2, epsilon], grad, indices,
+                  name=name, use_locking=bool(use_locking))
+
+
 __all__ = [
+    "apply_ftrl", "apply_ftrl_v2", "apply_adadelta", "apply_proximal_gradient_descent",
+    "apply_proximal_adagrad", "apply_adagrad_da", "sparse_apply_ftrl", "sparse_apply_ftrl_v2",
+    "sparse_apply_adadelta", "sparse_apply_proximal_gradient_descent",
+    "sparse_apply_proximal_adagrad", "sparse_apply_adagrad_da", "sparse_apply_lazy_adam",
     "apply_gradient_descent", "apply_momentum", "apply_adagrad", "apply_adam",
     "apply_rms_prop", "apply_centered_rms_prop", "sparse_apply_gradient_descent",
     "sparse_apply_momentum", "sparse_apply_adagrad", "sparse_apply_adam",

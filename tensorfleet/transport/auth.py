@@ -18,7 +18,9 @@ import ipaddress
 import logging
 import os
 import secrets
+import ssl
 import urllib.parse
+import weakref
 from typing import Any, Callable, Optional, Tuple
 
 import grpc
@@ -190,10 +192,17 @@ def server_credentials(cert_file: str, key_file: str, ca_file: Optional[str] = N
     """
     if require_client_auth and ca_file is None:
         raise errors.InvalidArgumentError(None, None, "require_client_auth needs a ca_file")
-    return grpc.ssl_server_credentials(
+    credentials = grpc.ssl_server_credentials(
         [(_read(key_file, "key"), _read(cert_file, "certificate"))],
         root_certificates=_read(ca_file, "CA bundle"),
         require_client_auth=require_client_auth)
+    context = _context(ssl.PROTOCOL_TLS_SERVER, cert_file, key_file, ca_file)
+    context.verify_mode = ssl.CERT_REQUIRED if require_client_auth else ssl.CERT_NONE
+    # Session tickets would arrive on a connection after its handshake, unread, and
+    # make an idle pooled connection look as if it had bytes nobody asked for.
+    context.num_tickets = 0
+    _SIDE_CHANNEL_TLS[credentials] = context
+    return credentials
 
 
 def channel_credentials(ca_file: Optional[str] = None, cert_file: Optional[str] = None,
@@ -207,14 +216,55 @@ def channel_credentials(ca_file: Optional[str] = None, cert_file: Optional[str] 
     if (cert_file is None) != (key_file is None):
         raise errors.InvalidArgumentError(
             None, None, "a client certificate needs both cert_file and key_file")
-    return grpc.ssl_channel_credentials(
+    credentials = grpc.ssl_channel_credentials(
         root_certificates=_read(ca_file, "CA bundle"),
         private_key=_read(key_file, "key"),
         certificate_chain=_read(cert_file, "certificate"))
+    context = _context(ssl.PROTOCOL_TLS_CLIENT, cert_file, key_file, ca_file)
+    if ca_file is None:
+        context.load_default_certs(ssl.Purpose.SERVER_AUTH)
+    _SIDE_CHANNEL_TLS[credentials] = context
+    return credentials
+
+
+def _context(protocol: int, cert_file: Optional[str], key_file: Optional[str],
+             ca_file: Optional[str]) -> ssl.SSLContext:
+    """An ``ssl`` context of the side channel from the same PEM files as gRPC's."""
+    context = ssl.SSLContext(protocol)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        if cert_file is not None:
+            context.load_cert_chain(cert_file, key_file)
+        if ca_file is not None:
+            context.load_verify_locations(cafile=ca_file)
+    except (OSError, ssl.SSLError) as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"cannot use the TLS files {cert_file!r}, {key_file!r}, "
+            f"{ca_file!r}: {e}") from None
+    return context
+
+
+# Credentials made by the functions above -> the side channel's context from the
+# same files: a gRPC credentials object does not let its certificates be read back.
+_SIDE_CHANNEL_TLS: "weakref.WeakKeyDictionary[Any, ssl.SSLContext]" = weakref.WeakKeyDictionary()
+
+
+def side_channel_tls(credentials: Any) -> Optional[ssl.SSLContext]:
+    """The ``ssl`` context with which the bulk side channel carries TLS for
+    ``credentials`` (server or channel credentials of ``server_credentials`` or
+    ``channel_credentials``), or None: no credentials, or credentials made some
+    other way, whose certificates the side channel cannot know (it then stays off).
+    """
+    if credentials is None:
+        return None
+    try:
+        return _SIDE_CHANNEL_TLS.get(credentials)
+    except TypeError:  # not weakly referenceable: not made here
+        return None
 
 
 __all__ = [
     "TOKEN_ENV", "TOKEN_METADATA_KEY", "generate_token", "validate_token", "resolve_token",
     "split_address", "is_loopback", "require_token_for", "token_metadata",
-    "TokenInterceptor", "server_credentials", "channel_credentials",
+    "TokenInterceptor", "server_credentials", "channel_credentials", "side_channel_tls",
 ]

@@ -25,6 +25,8 @@ from typing import Dict, List
 
 import numpy as np
 
+from tensorfleet.runtime import process
+
 MIN_POOLED_BYTES = 1 << 20
 DEFAULT_MAX_IDLE_BYTES = 512 << 20
 
@@ -120,18 +122,27 @@ class BufferPool:
             self._idle_bytes = 0
 
 
-POOL = BufferPool()
+def pool() -> BufferPool:
+    """The process's buffer pool (a ``ProcessRuntime`` component, made on first use)."""
+    return process.current().component("transport.buffers", BufferPool, BufferPool.clear)
 
 
 def take(nbytes: int) -> np.ndarray:
-    """``POOL.take``: the buffer a big received message or reply snapshot goes into."""
-    return POOL.take(nbytes)
+    """``pool().take``: the buffer a big received message or reply snapshot goes into."""
+    return pool().take(nbytes)
 
 
 def is_message_buffer(arr: np.ndarray) -> bool:
-    """``POOL.is_message_buffer``."""
-    return POOL.is_message_buffer(arr)
+    """``pool().is_message_buffer``."""
+    return pool().is_message_buffer(arr)
 
 
-__all__ = ["BufferPool", "POOL", "take", "is_message_buffer", "size_class",
+def __getattr__(name: str) -> object:
+    # ``buffers.POOL`` still names the current runtime's pool.
+    if name == "POOL":
+        return pool()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["BufferPool", "pool", "take", "is_message_buffer", "size_class",
            "MIN_POOLED_BYTES"]

@@ -38,11 +38,16 @@ client waiting on a long-poll notices within ``LIVENESS_TIMEOUT`` a server
 that froze or a network that was cut (TCP keepalive cannot see a frozen
 process: its kernel still answers), as gRPC's HTTP/2 pings do.
 
-The MACs are HMAC-SHA256 with the cluster token as key over a transcript of
-both nonces and the side's role, so each side proves it holds the token, the
-token never travels and a recorded handshake cannot be replayed. A server
-without a token (loopback only) runs the same handshake with an empty key.
-The data itself is not encrypted: with TLS the side channel is never used.
+The handshake is the one of every raw connection (``handshake``): HMAC-SHA256
+under the cluster token over one transcript of both nonces and the side's role,
+so each side proves it holds the token, the token never travels and a recorded
+handshake cannot be replayed. A server without a token (loopback only) runs
+the same handshake with an empty key.
+With TLS (``auth.server_credentials`` / ``auth.channel_credentials``) every
+connection first runs a TLS handshake with the same certificates as gRPC
+(mutual when gRPC's is), and everything above, the token handshake included,
+travels inside it; a peer without TLS, or whose certificate does not verify,
+never gets to the token handshake.
 
 Every byte read here is untrusted: each message is checked field by field,
 sizes are checked against limits (a parked reply's total against the size the
@@ -55,12 +60,11 @@ take the place of authenticated clients (``BulkListener``; ``limits``).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import os
 import re
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -68,19 +72,20 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from tensorfleet.transport import limits
+from tensorfleet.transport import handshake, limits
 # The socket primitives live in sockio; bulk_client takes them from here.
 from tensorfleet.transport.sockio import (  # noqa: F401
     KEEPALIVE_COUNT, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, POLL_SLICE, USER_TIMEOUT_MS, _Eof,
     _Silent, _Stopped, _close, _configure, _read, _recv_exact, _send_all, consume,
-    peer_open)
+    peer_open, tls_handshake)
 
 logger = logging.getLogger(__name__)
 
 BULK_ENV = "TENSORFLEET_BULK"
-BULK_VERSION = 1
+BULK_VERSION = 2
+PROTOCOL = "tensorfleet.bulk"
 MAGIC = b"TFLB"
-NONCE_BYTES = 16
+NONCE_BYTES = handshake.NONCE_BYTES
 # The same for the listener's connections: longer, because an idle pooled connection
 # would otherwise cost its thread ten wakeups a second, and stop() wakes them anyway.
 SERVER_SLICE = 1.0
@@ -143,10 +148,9 @@ class BulkUnavailable(Exception):
     """The side channel of a server cannot be used (unreachable, or the handshake failed)."""
 
 
-def _mac(key: bytes, role: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
-    # The role keeps a MAC the server computed from being replayed as the client's.
-    transcript = b"tensorfleet.bulk|%d|%s|" % (BULK_VERSION, role)
-    return hmac.new(key, transcript + client_nonce + server_nonce, hashlib.sha256).digest()
+def transcript(client_nonce: bytes, server_nonce: bytes) -> bytes:
+    """What both MACs of a side-channel handshake cover (``handshake.transcript``)."""
+    return handshake.transcript(PROTOCOL, BULK_VERSION, (), client_nonce, server_nonce)
 
 
 # ------------------------------------------------------------------------------ server
@@ -173,14 +177,16 @@ def _bind(host: str) -> socket.socket:
 
 
 class _Busy:
-    """A connection whose call handler is running: when its next heartbeat is due."""
+    """A connection whose call handler is running: when its next heartbeat is due,
+    and the socket to send it on (the TLS layer of the connection, if any)."""
 
-    __slots__ = ("lock", "due")
+    __slots__ = ("lock", "due", "conn")
 
-    def __init__(self, due: float):
+    def __init__(self, due: float, conn: socket.socket):
         # Held while a heartbeat is being sent, so the reply never starts inside one.
         self.lock = threading.Lock()
         self.due = due
+        self.conn = conn
 
 
 class BulkListener:
@@ -208,6 +214,8 @@ class BulkListener:
       max_handshakes: connections in their handshake at once.
       idle_timeout: an authenticated connection with no request for this long is closed.
       max_call_request: the largest call request (name and frame) accepted.
+      tls: a server ``ssl`` context (``auth.side_channel_tls``): every connection
+        then carries TLS, and one that does not complete a TLS handshake is refused.
     """
 
     def __init__(self, host: str, token: Optional[str],
@@ -216,8 +224,10 @@ class BulkListener:
                  max_connections: Optional[int] = None,
                  max_handshakes: int = limits.MAX_BULK_HANDSHAKES,
                  idle_timeout: float = IDLE_TIMEOUT,
-                 max_call_request: int = MAX_CALL_REQUEST):
+                 max_call_request: int = MAX_CALL_REQUEST,
+                 tls: Optional[ssl.SSLContext] = None):
         self._host = host
+        self._tls = tls
         self._key = (token or "").encode("utf-8")
         self._take = take
         self._call = call
@@ -352,17 +362,25 @@ class BulkListener:
                         current = self._busy.get(sock) is busy
                     if current:
                         busy.due = now + HEARTBEAT_INTERVAL
-                        _heartbeat(sock)
+                        _heartbeat(busy.conn)
                 finally:
                     busy.lock.release()
 
     def _serve(self, sock: socket.socket, peer: object) -> None:
         authenticated = False
+        # ``sock`` stays the raw connection, which the bookkeeping (displacement,
+        # stop) shuts down; ``conn`` is what the protocol talks over: a TLS layer on
+        # a duplicate of its descriptor, or ``sock`` itself.
+        conn = sock
         try:
             _configure(sock, min(SERVER_SLICE, self._idle_timeout))
-            authenticated = self._handshake(sock, peer) and self._admit(sock, peer)
+            if self._tls is not None:
+                conn = self._tls.wrap_socket(sock.dup(), server_side=True,
+                                             do_handshake_on_connect=False)
+                tls_handshake(conn, time.monotonic() + HANDSHAKE_TIMEOUT)
+            authenticated = self._handshake(conn, peer) and self._admit(sock, peer)
             if authenticated:
-                self._serve_requests(sock, peer)
+                self._serve_requests(conn, sock, peer)
         except _Stopped:
             pass
         except (OSError, EOFError) as e:
@@ -377,6 +395,8 @@ class BulkListener:
                 self._authenticated.discard(sock)
                 self._busy.pop(sock, None)
             _close(sock)
+            if conn is not sock:
+                conn.close()
             with self._lock:
                 self._conns.pop(sock, None)
 
@@ -404,14 +424,14 @@ class BulkListener:
                                    f"bulk client of this release (magic {magic!r}, version "
                                    f"{version}); closed")
             return False
-        server_nonce = os.urandom(NONCE_BYTES)
-        mac = _mac(self._key, b"server", client_nonce, server_nonce)
+        server_nonce = handshake.new_nonce()
+        text = transcript(client_nonce, server_nonce)
+        mac = handshake.mac(self._key, handshake.ROLE_ACCEPTOR, text)
         _send_all(sock, [memoryview(_CHALLENGE.pack(MAGIC, BULK_VERSION, 0, server_nonce, mac))],
                   deadline, self._stopping)
         magic, version, flags, proof = _read(sock, _PROOF, deadline, self._stopping)
-        expected = _mac(self._key, b"client", client_nonce, server_nonce)
         ok = magic == MAGIC and version == BULK_VERSION and not flags \
-            and hmac.compare_digest(proof, expected)
+            and handshake.verify(self._key, handshake.ROLE_CONNECTOR, text, proof)
         verdict = VERDICT_ACCEPTED if ok else VERDICT_REFUSED
         _send_all(sock, [memoryview(_VERDICT.pack(MAGIC, BULK_VERSION, verdict))], deadline,
                   self._stopping)
@@ -425,7 +445,7 @@ class BulkListener:
         self._count("bad_requests")
         logger.warning("bulk side channel: malformed request from %s (%s); closed", peer, why)
 
-    def _serve_requests(self, sock: socket.socket, peer: object) -> None:
+    def _serve_requests(self, sock: socket.socket, raw: socket.socket, peer: object) -> None:
         head = bytearray(_REQUEST.size)  # == _CALL.size: one read serves both kinds
         while True:
             try:
@@ -441,7 +461,7 @@ class BulkListener:
             if kind == KIND_FETCH:
                 self._serve_fetch(sock, bytes(key))
             elif kind == KIND_CALL and self._call is not None:
-                if not self._serve_call(sock, peer, head):
+                if not self._serve_call(sock, raw, peer, head):
                     return
             else:
                 return self._bad_request(peer, f"kind {kind}")
@@ -458,7 +478,8 @@ class BulkListener:
             self._stats["bytes_served"] += total
         _send_all(sock, parts, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
 
-    def _serve_call(self, sock: socket.socket, peer: object, head: bytearray) -> bool:
+    def _serve_call(self, sock: socket.socket, raw: socket.socket, peer: object,
+                    head: bytearray) -> bool:
         """Reads, runs and answers one call; False when the connection must close."""
         _, _, _, name_len, reserved, length, reserved2 = _CALL.unpack(head)
         if reserved or reserved2 or not 0 < name_len <= MAX_NAME_BYTES:
@@ -476,11 +497,11 @@ class BulkListener:
             return False
         if self._stopping.is_set():
             return False  # not started: its client sees the close and retries elsewhere
-        busy = _Busy(time.monotonic() + HEARTBEAT_INTERVAL)
+        busy = _Busy(time.monotonic() + HEARTBEAT_INTERVAL, sock)
         with self._lock:
-            self._busy[sock] = busy
+            self._busy[raw] = busy
         # The handler's waits end when the client hangs up (limits.CallScope).
-        scope = limits.CallScope(None, lambda: peer_open(sock))
+        scope = limits.CallScope(None, lambda: peer_open(raw))
         try:
             with limits.serving(scope):
                 status, parts, total = self._call(name, memoryview(buf)[name_len:])
@@ -490,7 +511,7 @@ class BulkListener:
         finally:
             with busy.lock:
                 with self._lock:
-                    self._busy.pop(sock, None)
+                    self._busy.pop(raw, None)
         views = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
         views.extend(memoryview(p).cast("B") for p in parts)
         with self._lock:
@@ -513,6 +534,13 @@ def _shutdown(sock: socket.socket) -> None:
 
 def _heartbeat(sock: socket.socket) -> None:
     """Sends one heartbeat without blocking; one that does not fit is skipped."""
+    if isinstance(sock, ssl.SSLSocket):
+        # A TLS record cannot be sent in part and skipped: within a second, or never.
+        try:
+            _send_all(sock, [memoryview(_HEARTBEAT)], time.monotonic() + 1.0)
+        except OSError:
+            _shutdown(sock)
+        return
     try:
         sent = sock.send(_HEARTBEAT, getattr(socket, "MSG_DONTWAIT", 0))
     except OSError:

@@ -11,11 +11,9 @@ still waiting on the pool's connections.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
-import os
 import socket
-import struct
+import ssl
 import threading
 import time
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -23,59 +21,34 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.transport import auth, buffers
+from tensorfleet.runtime import process
+from tensorfleet.transport import auth, buffers, handshake
 from tensorfleet.transport.bulk import (  # noqa: F401 - the wire protocol is bulk's
     BULK_VERSION, Buffer, BulkUnavailable, CONNECT_TIMEOUT, Endpoint, HEARTBEAT_INTERVAL,
     KIND_CALL, KIND_FETCH, LIVENESS_TIMEOUT, MAGIC, MAX_CALL_REQUEST, MAX_ERROR_PAYLOAD,
     MAX_IDLE_PER_ENDPOINT, MAX_NAME_BYTES, NONCE_BYTES, RETRY_AFTER, STATUS_ERROR,
-    STATUS_NOT_FOUND, STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE, _Eof,
-    _HELLO, _NAME_RE, _PROOF, _REPLY, _REQUEST, _Silent, _VERDICT, _close, _configure, _mac,
-    _send_all)
+    STATUS_NOT_FOUND, STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE,
+    _HELLO, _NAME_RE, _PROOF, _REPLY, _REQUEST, _VERDICT, transcript)
+from tensorfleet.transport.sockio import (
+    _Eof, _Silent, _close, _configure, _read, _recv_exact, _send_all, peek,
+    tls_handshake)
 
 # One logger for the whole side channel, server and client halves.
 logger = logging.getLogger("tensorfleet.transport.bulk")
 
 
-def _recv_by(sock: socket.socket, view: memoryview, deadline: float,
-             stall: Optional[float] = None) -> None:
-    """Fills ``view`` from ``sock``: TimeoutError once ``deadline`` has passed, even
-    while bytes still arrive; _Silent after ``stall`` seconds without a byte; _Eof
-    when the peer closes (or the pool's ``close_all`` shut the connection down)."""
-    need, got = len(view), 0
-    last = time.monotonic()
-    while got < need:
-        try:
-            # Returns within the socket's receive slice (POLL_SLICE) with what came.
-            k = sock.recv_into(view[got:], need - got, socket.MSG_WAITALL)
-        except (BlockingIOError, InterruptedError):
-            k = -1
-        if k == 0:
-            raise _Eof(got)
-        now = time.monotonic()
-        if k > 0:
-            got += k
-            last = now
-            if got == need:
-                return
-        if now > deadline:
-            raise TimeoutError(f"received {got} of {need} bytes before the deadline")
-        if stall is not None and now - last > stall:
-            raise _Silent()
-
-
-def _read_by(sock: socket.socket, fmt: struct.Struct, deadline: float,
-             stall: Optional[float] = None) -> tuple:
-    buf = bytearray(fmt.size)
-    _recv_by(sock, memoryview(buf), deadline, stall)
-    return fmt.unpack(buf)
-
-
-def connect(host: str, port: int, token: Optional[str], deadline: float) -> socket.socket:
+def connect(host: str, port: int, token: Optional[str], deadline: float,
+            tls: Optional[ssl.SSLContext] = None) -> socket.socket:
     """An authenticated connection to the listener at ``host:port``.
 
+    With ``tls`` (a client context, ``auth.side_channel_tls``) the connection
+    carries TLS, its server's certificate checked against ``host``, and the token
+    handshake runs inside it.
+
     Raises:
-      BulkUnavailable: cannot connect, or the handshake failed (wrong token,
-        another protocol on that port).
+      BulkUnavailable: cannot connect, the TLS handshake failed (a certificate
+        that does not verify, a listener without TLS) or the token handshake
+        failed (wrong token, another protocol on that port).
       TimeoutError: the call's ``deadline`` passed first.
     """
     key = (token or "").encode("utf-8")
@@ -93,17 +66,21 @@ def connect(host: str, port: int, token: Optional[str], deadline: float) -> sock
     limit = min(deadline, time.monotonic() + LIVENESS_TIMEOUT)
     try:
         _configure(sock)
-        client_nonce = os.urandom(NONCE_BYTES)
+        if tls is not None:
+            sock = tls_handshake(tls.wrap_socket(sock, server_hostname=host,
+                                                 do_handshake_on_connect=False), limit)
+        client_nonce = handshake.new_nonce()
         _send_all(sock, [memoryview(_HELLO.pack(MAGIC, BULK_VERSION, 0, client_nonce))], limit)
-        magic, version, flags, server_nonce, mac = _read_by(sock, _CHALLENGE, limit)
+        magic, version, flags, server_nonce, mac = _read(sock, _CHALLENGE, limit)
         if magic != MAGIC or version != BULK_VERSION or flags:
             raise BulkUnavailable(f"port {port} does not speak this release's bulk protocol")
-        if not hmac.compare_digest(mac, _mac(key, b"server", client_nonce, server_nonce)):
+        text = transcript(client_nonce, server_nonce)
+        if not handshake.verify(key, handshake.ROLE_ACCEPTOR, text, mac):
             raise BulkUnavailable(f"the listener on port {port} did not prove it holds the "
                                   "cluster token")
-        proof = _mac(key, b"client", client_nonce, server_nonce)
+        proof = handshake.mac(key, handshake.ROLE_CONNECTOR, text)
         _send_all(sock, [memoryview(_PROOF.pack(MAGIC, BULK_VERSION, 0, proof))], limit)
-        magic, version, verdict = _read_by(sock, _VERDICT, limit)
+        magic, version, verdict = _read(sock, _VERDICT, limit)
         if magic != MAGIC or version != BULK_VERSION or verdict != VERDICT_ACCEPTED:
             raise BulkUnavailable(f"the listener on port {port} refused this process's "
                                   "cluster token")
@@ -127,7 +104,7 @@ def _alive(sock: socket.socket) -> bool:
     """Whether an idle connection is still open with nothing unread on it."""
     try:
         # End of stream, or bytes nobody asked for: either way it cannot be reused.
-        sock.recv(1, socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0))
+        peek(sock, getattr(socket, "MSG_DONTWAIT", 0))
         return False
     except (BlockingIOError, InterruptedError):
         return True
@@ -175,11 +152,12 @@ class BulkPool:
             return {k: why for k, (why, _) in self._unreachable.items()}
 
     def fetch(self, address: str, port: int, token: Optional[str], key: bytes, total: int,
-              deadline: float) -> np.ndarray:
+              deadline: float, tls: Optional[ssl.SSLContext] = None) -> np.ndarray:
         """Fetches the parked response ``key`` of exactly ``total`` bytes from ``address``'s
         side channel on ``port``, into a fresh uint8 array.
 
-        ``total`` must already be checked against the caller's size limit.
+        ``total`` must already be checked against the caller's size limit; ``tls``:
+        the client context when the side channel carries TLS (see ``connect``).
 
         Raises:
           BulkUnavailable: the side channel cannot be used; nothing was fetched.
@@ -189,13 +167,13 @@ class BulkPool:
           TimeoutError: ``deadline`` passed.
         """
         host, _ = auth.split_address(address)
-        endpoint = self._endpoint(address, host, port, token)
+        endpoint = self._endpoint(address, host, port, token, tls)
         while True:
             closes = self._closes
             sock = self._checkout(endpoint)
             reused = sock is not None
             if sock is None:
-                sock = self._connect(address, host, port, token, deadline)
+                sock = self._connect(address, host, port, token, deadline, tls)
             try:
                 out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}")
             except _Stale:
@@ -213,9 +191,10 @@ class BulkPool:
 
     def call(self, address: str, port: int, token: Optional[str], name: str,
              parts: Sequence[Buffer], total: int, deadline: float,
-             max_reply: int) -> Tuple[int, np.ndarray]:
+             max_reply: int, tls: Optional[ssl.SSLContext] = None) -> Tuple[int, np.ndarray]:
         """Calls ``name`` (``service/method``) with the encoded request ``parts`` of
-        ``total`` bytes (at most ``MAX_CALL_REQUEST``) on ``address``'s side channel.
+        ``total`` bytes (at most ``MAX_CALL_REQUEST``) on ``address``'s side channel
+        (over TLS with the client context ``tls``).
 
         Returns ``(STATUS_OK, reply frame)`` or ``(STATUS_ERROR, JSON error)``, each
         a fresh uint8 array. Waits for the reply until ``deadline`` as long as the
@@ -235,7 +214,7 @@ class BulkPool:
                 None, None, f"cannot call {name!r} with {total} bytes over the side channel")
         raw = name.encode("ascii")
         host, _ = auth.split_address(address)
-        endpoint = self._endpoint(address, host, port, token)
+        endpoint = self._endpoint(address, host, port, token, tls)
         views = [memoryview(_CALL.pack(MAGIC, BULK_VERSION, KIND_CALL, len(raw), 0, total, 0)),
                  memoryview(raw)]
         views.extend(memoryview(p).cast("B") for p in parts)
@@ -246,7 +225,7 @@ class BulkPool:
             reused = sock is not None
             if sock is None:
                 try:
-                    sock = self._connect(address, host, port, token, deadline)
+                    sock = self._connect(address, host, port, token, deadline, tls)
                 except BulkUnavailable as e:
                     if not stale:
                         raise
@@ -273,8 +252,11 @@ class BulkPool:
                 self._drop(sock)
             return out
 
-    def _endpoint(self, address: str, host: str, port: int, token: Optional[str]) -> Endpoint:
-        endpoint = (host, port, hashlib.sha256((token or "").encode("utf-8")).digest())
+    def _endpoint(self, address: str, host: str, port: int, token: Optional[str],
+                  tls: Optional[ssl.SSLContext] = None) -> Endpoint:
+        # Connections made with other credentials (or none) are never reused for these.
+        ident = (token or "").encode("utf-8") + b"\0" + str(id(tls) if tls else "").encode()
+        endpoint = (host, port, hashlib.sha256(ident).digest())
         with self._lock:
             self._endpoints.setdefault(address, set()).add(endpoint)
         return endpoint
@@ -288,9 +270,9 @@ class BulkPool:
                 "pool was closed")
 
     def _connect(self, address: str, host: str, port: int, token: Optional[str],
-                 deadline: float) -> socket.socket:
+                 deadline: float, tls: Optional[ssl.SSLContext] = None) -> socket.socket:
         try:
-            sock = connect(host, port, token, deadline)
+            sock = connect(host, port, token, deadline, tls)
         except BulkUnavailable as e:
             self._mark_unreachable(address, port, str(e))
             raise
@@ -384,7 +366,7 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
     try:
         _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, KIND_FETCH, key))],
                   deadline)
-        magic, version, status, declared = _read_by(sock, _REPLY, deadline)
+        magic, version, status, declared = _read(sock, _REPLY, deadline)
     except TimeoutError:
         raise
     except (_Eof, OSError) as e:
@@ -406,7 +388,7 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
             f"where the response handle announced {total}")
     out = buffers.take(total)  # reused memory: no page faults for a recurring size
     try:
-        _recv_by(sock, memoryview(out), deadline)
+        _recv_exact(sock, memoryview(out), deadline)
     except TimeoutError:
         raise
     except (_Eof, OSError) as e:
@@ -421,8 +403,8 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
     try:
         _send_all(sock, views, deadline)
         while True:
-            magic, version, status, declared = _read_by(sock, _REPLY, deadline,
-                                                        LIVENESS_TIMEOUT)
+            magic, version, status, declared = _read(sock, _REPLY, deadline,
+                                                     stall=LIVENESS_TIMEOUT)
             if magic == MAGIC and version == BULK_VERSION and status == STATUS_PENDING \
                     and declared == 0:
                 beats += 1  # the handler is still running (a long-poll, say)
@@ -455,7 +437,7 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
     # A reply lands in a message buffer: its tensors reach the user without a copy.
     out = buffers.take(declared) if status == STATUS_OK else np.empty(declared, np.uint8)
     try:
-        _recv_by(sock, memoryview(out), deadline, LIVENESS_TIMEOUT)
+        _recv_exact(sock, memoryview(out), deadline, stall=LIVENESS_TIMEOUT)
     except TimeoutError:
         raise
     except (_Eof, _Silent, OSError) as e:
@@ -463,7 +445,17 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
     return status, out
 
 
-POOL = BulkPool()
+def pool() -> BulkPool:
+    """The process's side-channel connections (a ``ProcessRuntime`` component)."""
+    return process.current().component("transport.bulk_pool", BulkPool, BulkPool.close_all)
 
 
-__all__ = ["BulkPool", "POOL", "connect"]
+def __getattr__(name: str) -> object:
+    # ``bulk_client.POOL`` still names the current runtime's pool.
+    if name == "POOL":
+        return pool()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+
+__all__ = ["BulkPool", "pool", "connect", "tls_handshake"]

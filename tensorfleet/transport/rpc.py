@@ -2,7 +2,8 @@
 
 A service is a name and a dict ``method -> fn(header, tensors) -> (header, tensors)``.
 ``RpcServer`` serves one or more services on one port; ``RpcClient`` (in
-``rpc_client``, re-exported here) calls one service of one address. Per method,
+``rpc_client``, re-exported here) calls one service of one address; what both
+agree on is in ``rpc_protocol``. Per method,
 the server registers two gRPC methods, and per service two more:
 
 * ``/<service>/<method>`` unary-unary, for requests up to ``STREAM_THRESHOLD``;
@@ -27,8 +28,9 @@ a side channel) is the unary reply itself. A bigger one is parked on the server
 as one contiguous snapshot and the reply is a *handle* (magic b"TFLH", version,
 flags, total size, random id; 32 bytes, or 36 with the port of the server's bulk
 side channel) that the client redeems over that side channel (``bulk``: raw TCP
-straight into a preallocated buffer) or, with TLS, ``TENSORFLEET_BULK=0`` or a
-side channel it cannot reach (a Kubernetes Service that forwards one port), with
+straight into a preallocated buffer; with TLS inside TLS) or, with
+``TENSORFLEET_BULK=0``, TLS credentials not made by ``auth`` or a side channel it
+cannot reach (a Kubernetes Service that forwards one port), with
 ``_Fetch``. Small calls thus cost one unary round trip (an always-streaming reply
 measured about twice as slow here) and big ones one extra round trip.
 
@@ -52,16 +54,11 @@ finish their handshake within seconds, and runs each handler in a
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import json
 import logging
-import os
-import platform
-import re
 import secrets
 import socket
-import struct
 import threading
 import time
 from concurrent import futures
@@ -73,55 +70,25 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.transport import auth, buffers, bulk, limits, wire
+# What client and server agree on (re-exported here, where it has always been found).
+from tensorfleet.transport.rpc_protocol import (  # noqa: F401
+    BULK_THRESHOLD, DEFAULT_TIMEOUT, ERROR_METADATA_KEY, FETCH_METHOD, HANDLE_MAGIC,
+    KEEPALIVE_MS, PROTOCOL_VERSION, SIDE_CHANNEL_METHOD, STREAM_SUFFIX, STREAM_THRESHOLD,
+    _BULK_HANDLE, _CLIENT_KEEPALIVE, _COMMON_OPTIONS, _FLAG_BULK, _GRPC_MESSAGE_LIMIT,
+    _HANDLE, _MAX_ERROR_CHARS, _METHOD_RE, _SERVICE_RE, _STATUS_BY_CODE, _error_payload,
+    _parse_error_payload, _remote_error, _too_big, _version_mismatch, tune_malloc)
+from tensorfleet.transport.rpc_client import ChannelCache, RpcClient, channel_cache  # noqa: F401
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL_VERSION = wire.WIRE_VERSION
-# Requests above this size stream over gRPC; so do replies when the side channel is off.
-STREAM_THRESHOLD = 1 << 20
-# Replies above this size are parked for the bulk side channel (see the module docstring).
-BULK_THRESHOLD = 3 << 19
-DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_WORKERS = 64
 RESPONSE_TTL = 120.0
-ERROR_METADATA_KEY = "x-tensorfleet-error"
-HANDLE_MAGIC = b"TFLH"
-FETCH_METHOD = "_Fetch"
-SIDE_CHANNEL_METHOD = "_SideChannel"
-STREAM_SUFFIX = ".Stream"
-
-# One chunk plus room for gRPC framing; a unary message is never bigger than a chunk.
-_GRPC_MESSAGE_LIMIT = wire.CHUNK_BYTES + (64 << 10)
-_MAX_ERROR_CHARS = 8000
-_HANDLE = struct.Struct("<4sHHQ16s")
-# The same plus the side channel's port and a reserved zero; flags == _FLAG_BULK.
-_BULK_HANDLE = struct.Struct("<4sHHQ16sHH")
-_FLAG_BULK = 1
-_METHOD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_SERVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
-_STATUS_BY_CODE = {sc.value[0]: sc for sc in grpc.StatusCode}
-_COMMON_OPTIONS = [
-    ("grpc.max_send_message_length", _GRPC_MESSAGE_LIMIT),
-    ("grpc.max_receive_message_length", _GRPC_MESSAGE_LIMIT),
-    ("grpc.max_metadata_size", 256 << 10),
-]
-# HTTP/2 keepalive pings notice a peer that is gone or frozen (SIGSTOP, a cut
-# network) within seconds, even while a long call such as a step is waiting.
-KEEPALIVE_MS = 2000
-_CLIENT_KEEPALIVE = [
-    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
-    ("grpc.keepalive_timeout_ms", 3000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-    # Without this, a call that waits with no data flowing (a blocked step) pings
-    # only every five minutes.
-    ("grpc.http2.min_sent_ping_interval_without_data_ms", KEEPALIVE_MS),
-]
 _SERVER_KEEPALIVE = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
     ("grpc.http2.max_ping_strikes", 0),
 ]
+
 
 Handler = Callable[[Dict[str, Any], List[np.ndarray]], Tuple[Dict[str, Any], Sequence[Any]]]
 
@@ -143,54 +110,6 @@ class ServiceHandlers(dict):
     def __init__(self, handlers: Mapping[str, Handler], bulk_methods: Iterable[str] = ()):
         super().__init__(handlers)
         self.bulk_methods: FrozenSet[str] = frozenset(bulk_methods)
-
-
-def _version_mismatch(peer_version: int, who: str) -> errors.FailedPreconditionError:
-    return errors.FailedPreconditionError(
-        None, None, f"protocol version mismatch: {who} speaks version {peer_version}, "
-        f"this process speaks version {PROTOCOL_VERSION}; run the same tensorfleet "
-        "release on every task")
-
-
-def _too_big(size: int, limit: int, who: str) -> errors.ResourceExhaustedError:
-    return errors.ResourceExhaustedError(
-        None, None, f"a message of {size} bytes exceeds {who}'s limit of {limit} bytes "
-        "(max_message_bytes)")
-
-
-_MALLOC_TUNED = False
-_MALLOC_LOCK = threading.Lock()
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # from glibc's malloc.h
-
-
-def tune_malloc() -> bool:
-    """Keeps glibc from mapping and unmapping memory for every received chunk.
-
-    Each chunk gRPC hands to Python is a fresh 4 MiB ``bytes``; with glibc's
-    defaults such blocks come from mmap (or from a heap top that is trimmed right
-    after), so every chunk pays ~1000 page faults, which measured as half of the
-    receiving side's CPU time. Serving blocks up to 8 MiB from the heap and
-    keeping up to 128 MiB of free heap fixes that. Process-wide and idempotent;
-    skipped when ``TENSORFLEET_MALLOC_TUNING=0``, when any ``MALLOC_*``
-    variable is set, or without glibc. Returns whether the tuning is in effect.
-    """
-    global _MALLOC_TUNED
-    with _MALLOC_LOCK:
-        if _MALLOC_TUNED:
-            return True
-        if os.environ.get("TENSORFLEET_MALLOC_TUNING", "1") == "0" or any(
-                k.startswith("MALLOC_") for k in os.environ):
-            return False
-        if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-            return False
-        try:
-            libc = ctypes.CDLL(None)
-            ok = (libc.mallopt(_M_MMAP_THRESHOLD, 2 * wire.CHUNK_BYTES) == 1
-                  and libc.mallopt(_M_TRIM_THRESHOLD, 128 << 20) == 1)
-        except (OSError, AttributeError):
-            ok = False
-        _MALLOC_TUNED = ok
-        return ok
 
 
 class _PendingResponses:
@@ -320,7 +239,8 @@ class RpcServer:
 
     @property
     def bulk_listener(self) -> Optional[bulk.BulkListener]:
-        """The bulk side channel (None when off: TLS, ``TENSORFLEET_BULK=0``, not started)."""
+        """The bulk side channel (None when off: TLS credentials not made by ``auth``,
+        ``TENSORFLEET_BULK=0``, not started)."""
         return self._bulk
 
     @property
@@ -365,12 +285,14 @@ class RpcServer:
                                           f"{reason} (is it already in use?)")
         server.start()
         self._server, self._executor, self._port = server, executor, port
-        if self._credentials is None and bulk.enabled():
-            # Not with TLS: the side channel does not encrypt what it carries.
+        # With TLS the side channel carries TLS from the same certificates; with
+        # credentials whose certificates it cannot know, it stays off.
+        tls = auth.side_channel_tls(self._credentials)
+        if (self._credentials is None or tls is not None) and bulk.enabled():
             host, _ = auth.split_address(self._address)
             try:
                 self._bulk = bulk.BulkListener(host, self._token, self._pending.pop,
-                                               call=self._bulk_call).start()
+                                               call=self._bulk_call, tls=tls).start()
             except OSError as e:
                 logger.warning("no bulk side channel on %s (%s); big replies go over gRPC",
                                host, e)
@@ -535,32 +457,6 @@ class RpcServer:
             yield buf[start:start + wire.CHUNK_BYTES].tobytes()
 
 
-def _error_payload(error: errors.OpError, task: Optional[str]) -> Dict[str, Any]:
-    """What a client needs to re-raise ``error``: code, message, op and task."""
-    node = error.node_def
-    node = getattr(node, "name", node)
-    return {
-        "code": int(error.error_code),
-        "message": str(error.message)[:_MAX_ERROR_CHARS],
-        "node": node if isinstance(node, str) else None,
-        "task": error.task or task,
-    }
-
-
-def _parse_error_payload(value: Any) -> Optional[Tuple[int, str, Optional[str], Optional[str]]]:
-    """(code, message, op name, task) from an error payload, or None if malformed."""
-    try:
-        payload = json.loads(value) if len(value) <= 4 * _MAX_ERROR_CHARS + 1024 else None
-    except (ValueError, TypeError):
-        payload = None
-    if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
-        return None
-    code, node, task = payload.get("code"), payload.get("node"), payload.get("task")
-    return (code if isinstance(code, int) and not isinstance(code, bool) else 2,
-            payload["message"], node if isinstance(node, str) else None,
-            task if isinstance(task, str) else None)
-
-
 def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[str]) -> None:
     payload = _error_payload(error, task)
     context.set_trailing_metadata(((ERROR_METADATA_KEY, json.dumps(payload)),))
@@ -568,25 +464,11 @@ def _abort(context: grpc.ServicerContext, error: errors.OpError, task: Optional[
     context.abort(status, payload["message"][:1000])
 
 
-def _remote_error(e: grpc.RpcError) -> Optional[Tuple[str, Optional[str], Optional[str]]]:
-    """(message, op name, task) from a tensorfleet server's error metadata, if present."""
-    getter = getattr(e, "trailing_metadata", None)
-    for key, value in (getter() if callable(getter) else None) or ():
-        if key == ERROR_METADATA_KEY:
-            remote = _parse_error_payload(value)
-            return None if remote is None else remote[1:]
-    return None
-
-
-# Last: rpc_client reads this module's names, defined above, when it is imported.
-from tensorfleet.transport.rpc_client import (  # noqa: E402
-    CHANNELS, ChannelCache, RpcClient)
-
 __all__ = [
     "PROTOCOL_VERSION", "STREAM_THRESHOLD", "BULK_THRESHOLD", "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_WORKERS", "SIDE_CHANNEL_METHOD",
     "ERROR_METADATA_KEY", "Handler", "ServiceHandlers", "tune_malloc", "RpcServer",
-    "RpcClient", "ChannelCache", "CHANNELS",
+    "RpcClient", "ChannelCache", "channel_cache",
 ]
 
 

@@ -12,12 +12,13 @@ A call goes one of two ways:
 Which methods a server allows, and its side channel's port, the client learns
 from ``/<service>/_SideChannel``, asked once per client in the background (the
 calls made meanwhile go over gRPC) and asked again after a failure, so that a
-restarted server's new port is found. With TLS or ``TENSORFLEET_BULK=0`` the
-side channel is never used. A side channel that cannot be reached sends calls
+restarted server's new port is found. With TLS the side channel carries TLS
+too (the client context of ``auth.side_channel_tls``); with ``TENSORFLEET_BULK=0``,
+or TLS credentials not made by ``auth.channel_credentials``, it is never used. A side channel that cannot be reached sends calls
 back to gRPC for ``bulk.RETRY_AFTER`` seconds, then is tried again.
 
-Import from ``rpc`` (``from tensorfleet.transport.rpc import RpcClient``), which
-re-exports everything public here.
+``rpc`` re-exports ``RpcClient``; what client and server agree on is in
+``rpc_protocol``.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ import grpc
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.runtime import process
 from tensorfleet.runtime.threads import DaemonPool
-from tensorfleet.transport import auth, bulk, bulk_client, rpc, wire
+from tensorfleet.transport import auth, bulk, bulk_client, rpc_protocol, wire
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,13 @@ _MAX_BULK_METHODS = 1024
 # threads are daemons: a call still waiting when the program ends (a chief's
 # aggregation step waiting for gradients) does not keep the process alive.
 ASYNC_THREADS = 1024
-_ASYNC_POOL = DaemonPool(ASYNC_THREADS, "tf-rpc-async")
+
+
+def async_pool() -> DaemonPool:
+    """The process's pool for calls gRPC cannot run alone (a ``ProcessRuntime`` component)."""
+    return process.current().component(
+        "transport.rpc_async", lambda: DaemonPool(ASYNC_THREADS, "tf-rpc-async"),
+        lambda p: p.shutdown(wait=False))
 
 SideChannel = Tuple[int, FrozenSet[str]]
 
@@ -73,7 +81,7 @@ class ChannelCache:
         with self._lock:
             entry = self._channels.get(key)
             if entry is None:
-                options = rpc._COMMON_OPTIONS + rpc._CLIENT_KEEPALIVE + [
+                options = rpc_protocol._COMMON_OPTIONS + rpc_protocol._CLIENT_KEEPALIVE + [
                     ("grpc.min_reconnect_backoff_ms", 100),
                     ("grpc.max_reconnect_backoff_ms", 2000)]
                 channel = (grpc.insecure_channel(address, options=options) if credentials is None
@@ -89,7 +97,17 @@ class ChannelCache:
             channel.close()
 
 
-CHANNELS = ChannelCache()
+def channel_cache() -> ChannelCache:
+    """The process's gRPC channels (a ``ProcessRuntime`` component, made on first use)."""
+    return process.current().component("transport.channels", ChannelCache,
+                                       ChannelCache.close_all)
+
+
+def __getattr__(name: str) -> object:
+    # ``rpc_client.CHANNELS`` still names the current runtime's channel cache.
+    if name == "CHANNELS":
+        return channel_cache()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RpcClient:
@@ -102,18 +120,19 @@ class RpcClient:
       credentials: ``grpc.ChannelCredentials`` for TLS (see ``auth.channel_credentials``).
       default_timeout: deadline in seconds of calls that give none.
       max_message_bytes: the largest response this client accepts.
-      channels: the channel cache (default: the process-wide ``CHANNELS``).
-      bulk_pool: the side channel connections (default: the process-wide ``bulk_client.POOL``).
+      channels: the channel cache (default: the process's ``channel_cache()``).
+      bulk_pool: the side channel connections (default: the process's ``bulk_client.pool()``).
 
     Big replies, and the calls of the methods the server allows there, go over
-    the server's bulk side channel unless the channel uses TLS or
-    ``TENSORFLEET_BULK=0``; if that side channel cannot be reached, they go over
+    the server's bulk side channel (over TLS when the channel uses TLS) unless
+    ``TENSORFLEET_BULK=0`` or the credentials were not made by
+    ``auth.channel_credentials``; if that side channel cannot be reached, they go over
     gRPC (logged once per server) and the side channel is tried again later.
     """
 
     def __init__(self, address: str, service_name: str, *, token: Optional[str] = None,
                  credentials: Optional[grpc.ChannelCredentials] = None,
-                 default_timeout: float = rpc.DEFAULT_TIMEOUT,
+                 default_timeout: float = rpc_protocol.DEFAULT_TIMEOUT,
                  max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES,
                  channels: Optional[ChannelCache] = None,
                  bulk_pool: Optional[bulk_client.BulkPool] = None):
@@ -124,16 +143,18 @@ class RpcClient:
         self._max_message_bytes = int(max_message_bytes)
         self._token = auth.resolve_token(token)
         self._metadata = auth.token_metadata(self._token)
-        # The side channel does not encrypt: a TLS channel never uses it.
-        self._tls = credentials is not None
-        self._bulk_pool = bulk_pool or bulk_client.POOL
-        rpc.tune_malloc()
-        self._channel = (channels or CHANNELS).get(address, credentials)
+        # The side channel carries TLS from the same files; credentials made some
+        # other way give no certificates to use there, and keep it off.
+        self._side_tls = auth.side_channel_tls(credentials)
+        self._tls = credentials is not None and self._side_tls is None
+        self._bulk_pool = bulk_pool or bulk_client.pool()
+        rpc_protocol.tune_malloc()
+        self._channel = (channels or channel_cache()).get(address, credentials)
         self._unary: Dict[str, Any] = {}
         self._stream: Dict[str, Any] = {}
-        self._fetch = self._channel.unary_stream(f"/{service_name}/{rpc.FETCH_METHOD}")
+        self._fetch = self._channel.unary_stream(f"/{service_name}/{rpc_protocol.FETCH_METHOD}")
         self._discover = self._channel.unary_unary(
-            f"/{service_name}/{rpc.SIDE_CHANNEL_METHOD}")
+            f"/{service_name}/{rpc_protocol.SIDE_CHANNEL_METHOD}")
         # What the server said of its side channel: (port, methods); None: not known.
         self._side: Optional[SideChannel] = None
         self._side_lock = threading.Lock()
@@ -183,7 +204,7 @@ class RpcClient:
                 # (a restart), so ask again; meanwhile gRPC carries the call.
                 self._forget_side_channel()
         try:
-            if total <= rpc.STREAM_THRESHOLD:
+            if total <= rpc_protocol.STREAM_THRESHOLD:
                 fn = self._unary.get(method)
                 if fn is None:
                     fn = self._unary[method] = self._channel.unary_unary(
@@ -194,7 +215,7 @@ class RpcClient:
                 fn = self._stream.get(method)
                 if fn is None:
                     fn = self._stream[method] = self._channel.stream_unary(
-                        f"/{self.service_name}/{method}{rpc.STREAM_SUFFIX}")
+                        f"/{self.service_name}/{method}{rpc_protocol.STREAM_SUFFIX}")
                 chunks = _request_stream(parts, total)
                 reply = fn(chunks, timeout=timeout, metadata=self._metadata,
                            wait_for_ready=wait_for_ready)
@@ -217,8 +238,8 @@ class RpcClient:
         timeout = self.default_timeout if timeout is None else self._check_timeout(timeout)
         deadline = time.monotonic() + timeout
         parts, total = wire.encode_parts({} if header is None else header, tensors)
-        if total > rpc.STREAM_THRESHOLD or self._bulk_port(method, total):
-            return _ASYNC_POOL.submit(self.call, method, header, tensors, timeout)
+        if total > rpc_protocol.STREAM_THRESHOLD or self._bulk_port(method, total):
+            return async_pool().submit(self.call, method, header, tensors, timeout)
         fn = self._unary.get(method)
         if fn is None:
             fn = self._unary[method] = self._channel.unary_unary(
@@ -247,9 +268,9 @@ class RpcClient:
                 out.set_exception(errors.UnavailableError(
                     None, None, f"{self.service_name}/{method} on {self.address} failed: {e}"))
                 return
-            if reply[:4] == rpc.HANDLE_MAGIC:
+            if reply[:4] == rpc_protocol.HANDLE_MAGIC:
                 # Fetching a parked reply blocks: not on gRPC's thread.
-                _ASYNC_POOL.submit(finish, reply)
+                async_pool().submit(finish, reply)
             else:
                 finish(reply)
 
@@ -334,7 +355,7 @@ class RpcClient:
         port, methods = header.get("port"), header.get("methods")
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535 \
                 or not isinstance(methods, list) or len(methods) > _MAX_BULK_METHODS \
-                or not all(isinstance(m, str) and rpc._METHOD_RE.fullmatch(m) for m in methods):
+                or not all(isinstance(m, str) and rpc_protocol._METHOD_RE.fullmatch(m) for m in methods):
             logger.warning("malformed side channel answer from %s", self.address)
             return 0, frozenset()
         return port, frozenset(methods)
@@ -348,7 +369,7 @@ class RpcClient:
         try:
             status, buf = self._bulk_pool.call(
                 self.address, port, self._token, f"{self.service_name}/{method}", parts, total,
-                deadline, self._max_message_bytes)
+                deadline, self._max_message_bytes, self._side_tls)
         except TimeoutError:
             raise self._deadline_error(method, timeout) from None
         except errors.UnavailableError as e:
@@ -366,7 +387,7 @@ class RpcClient:
 
     def _bulk_error(self, payload: np.ndarray, method: str) -> errors.OpError:
         """The error a side channel call answered with, as the handler raised it."""
-        remote = rpc._parse_error_payload(payload.tobytes())
+        remote = rpc_protocol._parse_error_payload(payload.tobytes())
         if remote is None:
             return errors.InternalError(
                 None, None, f"{self.service_name}/{method} on {self.address} failed with a "
@@ -382,19 +403,19 @@ class RpcClient:
 
     def _read_reply(self, reply: bytes, deadline: float) -> wire.Buffer:
         version = wire.peek_version(reply)
-        if reply[:4] != rpc.HANDLE_MAGIC:
-            if version is not None and version != rpc.PROTOCOL_VERSION:
-                raise rpc._version_mismatch(version, f"the server at {self.address}")
+        if reply[:4] != rpc_protocol.HANDLE_MAGIC:
+            if version is not None and version != rpc_protocol.PROTOCOL_VERSION:
+                raise rpc_protocol._version_mismatch(version, f"the server at {self.address}")
             if len(reply) > self._max_message_bytes:
-                raise rpc._too_big(len(reply), self._max_message_bytes, "this client")
+                raise rpc_protocol._too_big(len(reply), self._max_message_bytes, "this client")
             return reply
         total, key, port = self._parse_handle(reply)
         if total > self._max_message_bytes:
-            raise rpc._too_big(total, self._max_message_bytes, "this client")
+            raise rpc_protocol._too_big(total, self._max_message_bytes, "this client")
         if port and self._may_use_bulk(port):
             try:
                 return self._bulk_pool.fetch(self.address, port, self._token, key, total,
-                                             deadline)
+                                             deadline, self._side_tls)
             except bulk.BulkUnavailable:
                 pass  # the pool logged it; replies come over gRPC until it is retried
         remaining = deadline - time.monotonic()
@@ -411,15 +432,15 @@ class RpcClient:
         """(total, key, bulk port or 0) of a response handle, checked field by field."""
         if len(reply) >= 6:
             version = int.from_bytes(reply[4:6], "little")
-            if version != rpc.PROTOCOL_VERSION:
-                raise rpc._version_mismatch(version, f"the server at {self.address}")
-        if len(reply) == rpc._HANDLE.size:
-            _, _, flags, total, key = rpc._HANDLE.unpack(reply)
+            if version != rpc_protocol.PROTOCOL_VERSION:
+                raise rpc_protocol._version_mismatch(version, f"the server at {self.address}")
+        if len(reply) == rpc_protocol._HANDLE.size:
+            _, _, flags, total, key = rpc_protocol._HANDLE.unpack(reply)
             port = reserved = 0
             ok = flags == 0
-        elif len(reply) == rpc._BULK_HANDLE.size:
-            _, _, flags, total, key, port, reserved = rpc._BULK_HANDLE.unpack(reply)
-            ok = flags == rpc._FLAG_BULK and port != 0 and reserved == 0
+        elif len(reply) == rpc_protocol._BULK_HANDLE.size:
+            _, _, flags, total, key, port, reserved = rpc_protocol._BULK_HANDLE.unpack(reply)
+            ok = flags == rpc_protocol._FLAG_BULK and port != 0 and reserved == 0
         else:
             ok = False
         if not ok or total <= 0:
@@ -435,7 +456,7 @@ class RpcClient:
         code = e.code() if callable(getattr(e, "code", None)) else grpc.StatusCode.UNKNOWN
         details = (e.details() if callable(getattr(e, "details", None)) else None) or ""
         where = f"{self.service_name}/{method} on {self.address}"
-        remote = rpc._remote_error(e)
+        remote = rpc_protocol._remote_error(e)
         if remote is not None:
             message, node, task = remote
             return errors.make_error(code.value[0], message, node_def=node, task=task)
@@ -487,4 +508,4 @@ def _request_stream(parts: List[wire.Buffer], total: int) -> Iterator[bytes]:
     yield from wire.iter_chunks(parts)
 
 
-__all__ = ["CHANNELS", "ChannelCache", "RpcClient", "DISCOVERY_TIMEOUT"]
+__all__ = ["channel_cache", "async_pool", "ChannelCache", "RpcClient", "DISCOVERY_TIMEOUT"]

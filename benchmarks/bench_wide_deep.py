@@ -1,0 +1,221 @@
+"""Criteo-shaped wide & deep training, run under TensorFlow (with tf.estimator) or tensorfleet.
+
+One TF 1.x program, the same under both frameworks: it reads a CSV file shaped like the
+Criteo display-advertising logs (a 0/1 label, 13 integer columns, 26 hashed categorical
+columns) through ``tf.data.TextLineDataset`` and ``tf.decode_csv``, and trains
+``tf.estimator.DNNLinearCombinedClassifier`` with its default optimizers (FTRL for the
+linear part, Adagrad for the deep part):
+
+* wide: the 26 categorical columns hashed into 100,000 buckets each, and two crossed
+  columns (``C1 x C2``, ``C3 x C4``, 100,000 buckets each);
+* deep: the 13 numeric columns (``log1p``) and an 8-wide embedding of every categorical
+  column, into a 256-128-64 ReLU network; batch 256.
+
+The files are generated once (numpy, fixed seed) under ``--data-dir`` and shared by both
+frameworks; the batch order is the file order, the same on both sides. A
+``SessionRunHook`` stamps the end of every training step; the figure is the mean step
+time over the steady phase (all steps after ``--warmup``), i.e. examples/s = batch /
+that time. After training, ``evaluate`` on a held-out file gives the AUC, after the same
+number of steps on both sides. TensorFlow 2.21 has no ``tf.estimator``, so the TensorFlow
+side runs in ``benchmarks/.venv-tf215`` (TensorFlow 2.15.1 + tensorflow-estimator 2.15.0).
+
+    python benchmarks/bench_wide_deep.py --framework tensorfleet
+    python benchmarks/bench_wide_deep.py --framework tensorfleet --profile /tmp/wd.prof
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from bench_local import FRAMEWORKS, emit, framework_version, load_framework
+
+NUMERIC = [f"I{i}" for i in range(1, 14)]
+CATEGORICAL = [f"C{i}" for i in range(1, 27)]
+COLUMNS = ["label"] + NUMERIC + CATEGORICAL
+HASH_BUCKETS = 100_000
+EMBEDDING_DIM = 8
+HIDDEN = [256, 128, 64]
+BATCH = 256
+SEED = 2024
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "results" / "widedeep-data"
+
+
+def write_criteo_like(path: Path, rows: int, seed: int) -> None:
+    """Writes ``rows`` Criteo-shaped CSV lines to ``path`` (atomically), vectorised.
+
+    Category cardinalities run from tens to about a million (log-uniform, Zipf-distributed
+    values), as in the real logs, so the 100,000-bucket tables are touched sparsely. The
+    click probability depends on two integer columns, three categories and one pair.
+    """
+    rng = np.random.RandomState(seed)
+    ints = rng.poisson(lam=rng.uniform(1, 20, size=13), size=(rows, 13))
+    vocab = np.exp(rng.uniform(np.log(20), np.log(1e6), size=26)).astype(np.int64)
+    cats = (rng.zipf(1.3, size=(rows, 26)) - 1) % vocab
+    score = (0.3 * (ints[:, 0] - ints[:, 0].mean()) - 0.2 * (ints[:, 1] - ints[:, 1].mean())
+             + 2.0 * (cats[:, 0] == 1) - 1.5 * (cats[:, 5] == 2)
+             + 2.5 * ((cats[:, 2] % 3 == 0) & (cats[:, 3] % 2 == 1)) - 1.0)
+    label = (rng.uniform(size=rows) < 1.0 / (1.0 + np.exp(-score))).astype(np.int64)
+    cols = [label.astype(str)]
+    for j in range(13):
+        col = ints[:, j].astype(str)
+        col[rng.uniform(size=rows) < 0.05] = ""
+        cols.append(col)
+    for j in range(26):
+        # Criteo's categories are 8-hex-digit hashes; per-column salt keeps columns apart.
+        hashed = (cats[:, j] * 2654435761 + j * 97531) % 2 ** 32
+        col = np.char.mod("%08x", hashed).astype(object)
+        col[rng.uniform(size=rows) < 0.05] = ""
+        cols.append(col.astype(str))
+    lines = cols[0].astype(object)
+    for col in cols[1:]:
+        lines = lines + "," + col.astype(object)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text("\n".join(lines.tolist()) + "\n")
+    os.replace(tmp, path)
+
+
+def data_files(data_dir: Path, train_rows: int, eval_rows: int) -> Tuple[Path, Path]:
+    """The training and held-out files, written on first use."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    train = data_dir / f"train-{train_rows}-{SEED}.csv"
+    held_out = data_dir / f"eval-{eval_rows}-{SEED + 1}.csv"
+    for path, rows, seed in ((train, train_rows, SEED), (held_out, eval_rows, SEED + 1)):
+        if not path.exists():
+            write_criteo_like(path, rows, seed)
+    return train, held_out
+
+
+def make_input_fn(tf: Any, path: Path, batch: int, epochs: Optional[int]) -> Any:
+    """An input_fn: batches of (features dict, label) parsed by ``tf.decode_csv``."""
+    defaults = [[0]] + [[0.0]] * 13 + [[""]] * 26
+
+    def parse(lines: Any) -> Tuple[Dict[str, Any], Any]:
+        fields = tf.decode_csv(lines, record_defaults=defaults)
+        features = dict(zip(COLUMNS, fields))
+        return features, features.pop("label")
+
+    def input_fn() -> Any:
+        ds = tf.data.TextLineDataset(str(path)).repeat(epochs).batch(batch)
+        return ds.map(parse).prefetch(2)
+
+    return input_fn
+
+
+def feature_columns(tf: Any) -> Tuple[List[Any], List[Any]]:
+    """The wide (linear) and deep (DNN) feature columns."""
+    fc = tf.feature_column
+    categorical = [fc.categorical_column_with_hash_bucket(k, HASH_BUCKETS) for k in CATEGORICAL]
+    crossed = [fc.crossed_column(["C1", "C2"], HASH_BUCKETS),
+               fc.crossed_column(["C3", "C4"], HASH_BUCKETS)]
+    numeric = [fc.numeric_column(k, normalizer_fn=lambda x: tf.log1p(tf.maximum(x, 0.0)))
+               for k in NUMERIC]
+    embeddings = [fc.embedding_column(c, EMBEDDING_DIM) for c in categorical]
+    return categorical + crossed, numeric + embeddings
+
+
+def step_timer(tf: Any, warmup: int, max_seconds: Optional[float]) -> Any:
+    """A hook stamping the end of every training step; it stops training at the time cap."""
+
+    class StepTimer(tf.train.SessionRunHook):
+        """Records ``perf_counter`` after each ``run`` of the training loop."""
+
+        def __init__(self) -> None:
+            self.stamps: List[float] = []
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            self.stamps.append(time.perf_counter())
+            if (max_seconds is not None and len(self.stamps) > warmup
+                    and self.stamps[-1] - self.stamps[warmup - 1] > max_seconds):
+                run_context.request_stop()
+
+    return StepTimer()
+
+
+def run(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+    """Builds, trains and evaluates the model; returns the JSON record."""
+    train_path, eval_path = data_files(Path(args.data_dir), args.train_rows, args.eval_rows)
+    model_dir = tempfile.mkdtemp(prefix=f"widedeep-{args.framework}-")
+    try:
+        wide, deep = feature_columns(tf)
+        # No summaries, step-rate logs or timed checkpoints inside the timed phase on
+        # either side: the figure is the training step itself.
+        config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=SEED,
+                                        save_summary_steps=10 ** 9,
+                                        save_checkpoints_secs=10 ** 6,
+                                        log_step_count_steps=10 ** 9)
+        estimator = tf.estimator.DNNLinearCombinedClassifier(
+            linear_feature_columns=wide, dnn_feature_columns=deep,
+            dnn_hidden_units=HIDDEN, config=config)
+        timer = step_timer(tf, args.warmup, args.max_seconds)
+        total = args.warmup + args.steps
+        started = time.perf_counter()
+        train = lambda: estimator.train(make_input_fn(tf, train_path, BATCH, None),  # noqa: E731
+                                        hooks=[timer], steps=total)
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.runcall(train)
+            profiler.dump_stats(args.profile)
+        else:
+            train()
+        train_wall = time.perf_counter() - started
+        stamps = timer.stamps
+        if len(stamps) <= args.warmup + 1:
+            raise SystemExit(f"only {len(stamps)} steps ran; need more than {args.warmup}")
+        steps = np.diff(stamps[args.warmup - 1:]) if args.warmup else np.diff(stamps)
+        steady_s = float(stamps[-1] - stamps[max(args.warmup - 1, 0)])
+        metrics = estimator.evaluate(make_input_fn(tf, eval_path, 1000, 1))
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+    ordered = sorted(steps.tolist())
+    mean_step = steady_s / len(steps)
+    return {
+        "framework": args.framework, "version": framework_version(tf), "case": "widedeep",
+        "steps": len(steps), "trained_steps": len(stamps), "batch": BATCH,
+        # median_s carries the mean step time of the steady phase: with a prefetching
+        # input pipeline a few steps wait for data, and the rate must count them.
+        "median_s": mean_step, "step_median_s": statistics.median(ordered),
+        "p10_s": ordered[len(ordered) // 10], "p90_s": ordered[(len(ordered) * 9) // 10],
+        "examples_per_s": BATCH / mean_step, "train_wall_s": train_wall,
+        "auc": float(np.asarray(metrics["auc"])),
+        "accuracy": float(np.asarray(metrics["accuracy"])),
+        "eval_loss": float(np.asarray(metrics["average_loss"])),
+        "global_step": int(np.asarray(metrics["global_step"])),
+    }
+
+
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
+    p.add_argument("--steps", type=int, default=300, help="timed training steps")
+    p.add_argument("--warmup", type=int, default=30, help="untimed training steps first")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="cap on the timed phase (the AUC is then after fewer steps)")
+    p.add_argument("--train-rows", type=int, default=100_000)
+    p.add_argument("--eval-rows", type=int, default=20_000)
+    p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
+    p.add_argument("--profile", default="", help="write a cProfile of training here")
+    return p.parse_args(argv)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the program once and prints its JSON line."""
+    args = parse_args(argv)
+    tf = load_framework(args.framework)
+    emit(run(tf, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""``tf.contrib.learn``: the mode names that TF 1.x model functions compare against."""
+
+
+class ModeKeys:
+    """What a model function is asked to build: ``TRAIN``, ``EVAL`` or ``INFER``.
+
+    The values equal those of ``tf.estimator.ModeKeys`` (whose ``PREDICT`` is ``INFER``
+    here), so code mixing the two compares correctly.
+    """
+
+    TRAIN = "train"
+    EVAL = "eval"
+    INFER = "infer"
+
+
+__all__ = ["ModeKeys"]

@@ -1,0 +1,12 @@
+"""``tf.contrib.seq2seq``: the sequence loss, decoding helpers and decoders, attention."""
+
+from tensorfleet.ops.seq2seq_attention import (  # noqa: F401
+    AttentionWrapper, AttentionWrapperState, BahdanauAttention, LuongAttention)
+from tensorfleet.ops.seq2seq_decode import (  # noqa: F401
+    BasicDecoder, BasicDecoderOutput, Decoder, GreedyEmbeddingHelper, Helper, TrainingHelper,
+    dynamic_decode, tile_batch)
+from tensorfleet.ops.seq2seq_loss import sequence_loss  # noqa: F401
+
+__all__ = ["sequence_loss", "Helper", "TrainingHelper", "GreedyEmbeddingHelper", "Decoder",
+           "BasicDecoder", "BasicDecoderOutput", "dynamic_decode", "tile_batch",
+           "BahdanauAttention", "LuongAttention", "AttentionWrapper", "AttentionWrapperState"]

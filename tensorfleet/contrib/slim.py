@@ -1,0 +1,28 @@
+"""``tf.contrib.slim``: the slim names TF 1.x model zoos import as ``slim``.
+
+``slim.conv2d``, ``slim.fully_connected``... are the ``tf.contrib.layers``
+functions, ``slim.arg_scope`` and the variable helpers come from
+``tf.contrib.framework``, and ``slim.losses`` is ``tf.contrib.losses``.
+"""
+
+from tensorfleet.contrib import losses  # noqa: F401
+from tensorfleet.contrib.framework import (  # noqa: F401
+    add_arg_scope, arg_scope, assign_from_checkpoint, assign_from_checkpoint_fn,
+    get_model_variables, get_or_create_global_step, get_trainable_variables,
+    get_unique_variable, get_variables, get_variables_by_name, get_variables_to_restore,
+    local_variable, model_variable, variable)
+from tensorfleet.contrib.layers import (  # noqa: F401
+    avg_pool2d, batch_norm, bias_add, conv2d, conv2d_transpose, convolution2d, dropout,
+    flatten, fully_connected, l1_regularizer, l2_regularizer, layer_norm, max_pool2d,
+    one_hot_encoding, repeat, separable_conv2d, softmax, stack, unit_norm,
+    variance_scaling_initializer, xavier_initializer)
+
+__all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
+           "assign_from_checkpoint_fn", "get_model_variables", "get_or_create_global_step",
+           "get_trainable_variables", "get_unique_variable", "get_variables",
+           "get_variables_by_name", "get_variables_to_restore", "local_variable",
+           "model_variable", "variable", "avg_pool2d", "batch_norm", "bias_add", "conv2d",
+           "conv2d_transpose", "convolution2d", "dropout", "flatten", "fully_connected",
+           "l1_regularizer", "l2_regularizer", "layer_norm", "max_pool2d", "one_hot_encoding",
+           "repeat", "separable_conv2d", "softmax", "stack", "unit_norm",
+           "variance_scaling_initializer", "xavier_initializer"]

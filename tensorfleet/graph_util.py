@@ -1,0 +1,173 @@
+"""``tf.graph_util``: rewriting graph defs (freezing variables, pruning) and
+``tf.train.write_graph``.
+
+All of them work on ``GraphDef`` objects (``Graph.as_graph_def()``) and return
+new ones; the input graph def is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
+
+import numpy as np
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet.framework import serialization as _ser
+from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
+from tensorfleet.kernels.io_kernels import os_error
+
+logger = logging.getLogger(__name__)
+
+_VARIABLE_OPS = ("VariableV2", "Variable")
+_TRAINING_ONLY_OPS = ("Identity", "CheckNumerics")
+
+
+def _copy(graph_def: Any) -> GraphDef:
+    if not isinstance(graph_def, dict) or not isinstance(graph_def.get("node"), list):
+        raise TypeError(f"Expected a GraphDef, got {type(graph_def).__name__}")
+    return GraphDef(json.loads(json.dumps(graph_def)))
+
+
+def _node_name(input_name: str) -> str:
+    """The node an input string reads: ``"^a"``, ``"a:1"`` and ``"a"`` all name ``a``."""
+    name = input_name[1:] if input_name.startswith("^") else input_name
+    base, sep, idx = name.rpartition(":")
+    return base if sep and idx.isdigit() else name
+
+
+def extract_sub_graph(graph_def: Any, dest_nodes: Sequence[str]) -> GraphDef:
+    """The nodes that ``dest_nodes`` need (through data and control inputs), in their
+    original order.
+
+    Raises:
+      TypeError: ``graph_def`` is not a GraphDef or ``dest_nodes`` is a string.
+      ValueError: a destination names no node.
+    """
+    if isinstance(dest_nodes, str):
+        raise TypeError("dest_nodes must be a list of node names, not a string")
+    gd = _copy(graph_def)
+    by_name: Dict[str, NodeDef] = {n.name: n for n in gd.node}
+    for d in dest_nodes:
+        if _node_name(d) not in by_name:
+            raise ValueError(f"{d} is not in graph")
+    keep: Set[str] = set()
+    stack = [_node_name(d) for d in dest_nodes]
+    while stack:
+        name = stack.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        node = by_name.get(name)
+        if node is None:
+            raise ValueError(f"Node {name!r} is read by the sub-graph but is not in graph")
+        stack.extend(_node_name(i) for i in node.input)
+    gd["node"] = type(gd.node)(n for n in gd.node if n.name in keep)
+    return gd
+
+
+def convert_variables_to_constants(sess: Any, input_graph_def: Any,
+                                   output_node_names: Sequence[str],
+                                   variable_names_whitelist: Optional[Iterable[str]] = None,
+                                   variable_names_blacklist: Optional[Iterable[str]] = None
+                                   ) -> GraphDef:
+    """The sub-graph that computes ``output_node_names``, with every variable it reads
+    replaced by a ``Const`` holding the variable's current value in ``sess``.
+
+    Args:
+      sess: a session in which the variables are initialized.
+      input_graph_def: the graph def (``graph.as_graph_def()``).
+      output_node_names: names of the nodes to keep (with all they depend on).
+      variable_names_whitelist: if given, only these variables are converted.
+      variable_names_blacklist: variables that stay variables.
+
+    Raises:
+      ValueError: an output names no node. FailedPreconditionError (from ``sess``):
+      a variable is not initialized.
+    """
+    sub = extract_sub_graph(input_graph_def, output_node_names)
+    allow = None if variable_names_whitelist is None else set(variable_names_whitelist)
+    deny = set(variable_names_blacklist or ())
+    to_freeze = [n for n in sub.node if n.op in _VARIABLE_OPS
+                 and (allow is None or n.name in allow) and n.name not in deny]
+    values = sess.run([f"{n.name}:0" for n in to_freeze]) if to_freeze else []
+    for node, value in zip(to_freeze, values):
+        arr = np.asarray(value)
+        dtype = _dtypes.as_dtype(arr.dtype).name
+        const = NodeDef(name=node.name, op="Const", input=[], device=node.device,
+                        out=[[dtype, list(arr.shape)]])
+        const.attr["dtype"] = AttrValue({"type": dtype})
+        const.attr["value"] = AttrValue(_ser.encode_attr(arr))
+        node.clear()
+        node.update(const)
+    logger.info("Froze %d variables.", len(to_freeze))
+    return sub
+
+
+def remove_training_nodes(input_graph: Any,
+                          protected_nodes: Optional[Iterable[str]] = None) -> GraphDef:
+    """Removes ``Identity`` and ``CheckNumerics`` nodes (not in ``protected_nodes`` and
+    without control inputs), rewiring their readers to what they read."""
+    gd = _copy(input_graph)
+    protected = set(protected_nodes or ())
+    alias: Dict[str, str] = {}
+    for n in gd.node:
+        if (n.op in _TRAINING_ONLY_OPS and n.name not in protected and n.input
+                and not any(i.startswith("^") for i in n.input)):
+            alias[n.name] = n.input[0]
+
+    def resolve(tensor: str) -> str:
+        seen = 0
+        while _node_name(tensor) in alias and seen <= len(alias):
+            tensor = alias[_node_name(tensor)]
+            seen += 1
+        return tensor
+
+    kept: List[NodeDef] = []
+    for n in gd.node:
+        if n.name in alias:
+            continue
+        n["input"] = [("^" + _node_name(resolve(i[1:]))) if i.startswith("^") else resolve(i)
+                      for i in n.input]
+        kept.append(n)
+    gd["node"] = type(gd.node)(kept)
+    return gd
+
+
+def write_graph(graph_or_graph_def: Any, logdir: str, name: str,
+                as_text: bool = True) -> str:
+    """Writes the graph def to ``logdir/name``; returns the path.
+
+    The file holds tensorfleet's graph format: indented JSON when ``as_text``, else
+    compact JSON; ``GraphDef.FromString`` and ``tf.import_graph_def`` read both.
+
+    Raises:
+      TypeError: neither a Graph nor a GraphDef. PermissionDeniedError and friends
+      when the file cannot be written.
+    """
+    if isinstance(graph_or_graph_def, Graph):
+        gd = graph_or_graph_def.as_graph_def()
+    elif isinstance(graph_or_graph_def, dict):
+        gd = graph_or_graph_def
+    else:
+        raise TypeError(f"write_graph expects a Graph or GraphDef, got "
+                        f"{type(graph_or_graph_def).__name__}")
+    path = os.path.join(logdir, name)
+    text = json.dumps(gd, indent=2 if as_text else None,
+                      separators=None if as_text else (",", ":"), allow_nan=False)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        os.makedirs(logdir or ".", exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise os_error(e, f"Failed to write graph {path}") from None
+    return path
+
+
+__all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
+           "write_graph"]

@@ -1,0 +1,5 @@
+"""``tf.saved_model.utils``: ``build_tensor_info``."""
+
+from tensorfleet.saved_model.signature import build_tensor_info  # noqa: F401
+
+__all__ = ["build_tensor_info"]

@@ -1,0 +1,272 @@
+"""``tf.train.export_meta_graph`` / ``tf.train.import_meta_graph``.
+
+A meta graph is the graph def, the Saver's description and the graph's
+collections, in one JSON document (the ``.meta`` file a ``Saver`` writes beside
+each checkpoint). Importing it rebuilds the ops, then the collections: variables
+become ``Variable`` objects and queue runners ``QueueRunner`` objects over the
+imported nodes, tensors and operations are looked up by name. So
+``get_collection("train_op")`` and the global step work again, and training
+resumes after ``saver.restore``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any, Dict, List, Optional
+
+from tensorfleet import errors
+from tensorfleet.framework import serialization as _ser
+from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
+from tensorfleet.framework.graph_def import (META_GRAPH_FORMAT, GraphDef, import_graph_def,
+                                             meta_graph_to_plain)
+from tensorfleet.kernels.io_kernels import os_error
+from tensorfleet.ops.data_flow_ops import QueueBase
+from tensorfleet.ops.variables import Variable
+from tensorfleet.training import checkpoint_management as cm
+from tensorfleet.training.queue_runner import QueueRunner
+from tensorfleet.training.saver import Saver
+
+logger = logging.getLogger(__name__)
+
+
+class MetaGraphDef(dict):
+    """A meta graph as data: ``graph_def``, ``saver_def``, ``collection_def`` and
+    ``meta_info_def``. Serialized as UTF-8 JSON (tensorfleet's format)."""
+
+    def __init__(self, plain: Optional[Dict[str, Any]] = None):
+        super().__init__()
+        plain = dict(plain or {"format": META_GRAPH_FORMAT, "version": 1})
+        self.update(plain)
+        if isinstance(self.get("graph_def"), dict):
+            self["graph_def"] = GraphDef(self["graph_def"])
+
+    @property
+    def graph_def(self) -> GraphDef:
+        """The graph."""
+        return self.setdefault("graph_def", GraphDef())
+
+    @property
+    def saver_def(self) -> Dict[str, Any]:
+        """The Saver's filename tensor, save tensor and restore op names, as a dict."""
+        return self.setdefault("saver_def", {})
+
+    @property
+    def collection_def(self) -> Dict[str, List[Any]]:
+        """Collection name -> its entries as plain data."""
+        return self.setdefault("collections", {})
+
+    @property
+    def meta_info_def(self) -> Dict[str, Any]:
+        """Free-form description (``tags``, ``stripped_op_list``...)."""
+        return self.setdefault("meta_info_def", {})
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 (protobuf's name)
+        """The meta graph as compact UTF-8 JSON."""
+        return json.dumps(self, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+    @classmethod
+    def FromString(cls, data: bytes) -> "MetaGraphDef":  # noqa: N802
+        """Parses ``SerializeToString``'s output (InvalidArgumentError if it is not one)."""
+        return cls(_parse(data, "<bytes>"))
+
+
+def _parse(data: Any, where: str) -> Dict[str, Any]:
+    try:
+        doc = json.loads(data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"{where} is not a tensorfleet meta graph: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != META_GRAPH_FORMAT:
+        raise errors.InvalidArgumentError(
+            None, None, f"{where} is not a tensorfleet meta graph (format must be "
+            f"{META_GRAPH_FORMAT!r})")
+    if not isinstance(doc.get("graph_def"), dict):
+        raise errors.InvalidArgumentError(None, None, f"{where}: the meta graph has no graph_def")
+    return doc
+
+
+def read_meta_graph_file(filename: str) -> MetaGraphDef:
+    """Reads a ``.meta`` file.
+
+    Raises:
+      NotFoundError: no such file; InvalidArgumentError: not a meta graph.
+    """
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise os_error(e, f"Failed to read meta graph {filename}") from None
+    return MetaGraphDef(_parse(data, filename))
+
+
+def export_meta_graph(filename: Optional[str] = None, meta_info_def: Any = None,
+                      graph_def: Any = None, saver_def: Any = None,
+                      collection_list: Optional[List[str]] = None, as_text: bool = False,
+                      graph: Optional[Graph] = None, export_scope: Optional[str] = None,
+                      clear_devices: bool = False, clear_extraneous_savers: bool = False,
+                      strip_default_attrs: bool = False, save_debug_info: bool = False,
+                      **kwargs: Any) -> MetaGraphDef:
+    """Returns the meta graph of ``graph`` (default graph) and writes it to ``filename``.
+
+    The file is JSON either way; ``as_text`` indents it. ``saver_def`` is a
+    ``SaverDef`` (or dict) recorded as given; ``graph_def`` replaces the graph's own.
+
+    Raises:
+      TypeError: unknown keyword arguments.
+      ValueError: ``export_scope`` holds a node reading one outside it.
+    """
+    if kwargs:
+        raise TypeError(f"export_meta_graph got unexpected arguments {sorted(kwargs)}")
+    g = graph or get_default_graph()
+    sd = saver_def.to_plain() if hasattr(saver_def, "to_plain") else dict(saver_def or {})
+    doc = meta_graph_to_plain(g, sd, collection_list, export_scope, clear_devices,
+                              dict(meta_info_def or {}))
+    if graph_def is not None:
+        doc["graph_def"] = GraphDef(json.loads(json.dumps(graph_def)))
+    meta = MetaGraphDef(doc)
+    if filename:
+        text = json.dumps(meta, indent=2 if as_text else None, allow_nan=False)
+        parent = os.path.dirname(filename)
+        try:
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+            cm.atomic_write(filename, text.encode("utf-8"))
+        except OSError as e:
+            raise os_error(e, f"Failed to write meta graph {filename}") from None
+    return meta
+
+
+def _queue_runner(g: Graph, d: Dict[str, Any], prefix: str) -> QueueRunner:
+    """A QueueRunner over the imported queue and ops named in ``d``."""
+    ref = g.get_tensor_by_name(prefix + d["queue"])
+    attrs = ref.op.attrs
+    dtypes = list(attrs["component_types"])
+    queue = QueueBase(dtypes, list(attrs.get("shapes") or []) or None,
+                      d.get("component_names"), ref)
+    types = [errors.exception_type_from_error_code(int(c))
+             for c in d.get("closed_error_codes") or []]
+    return QueueRunner(queue, [g.get_operation_by_name(prefix + n) for n in d["enqueue_ops"]],
+                       g.get_operation_by_name(prefix + d["close_op"]),
+                       g.get_operation_by_name(prefix + d["cancel_op"]), types or None)
+
+
+def _restore_collections(g: Graph, collections: Any, prefix: str, scope: Optional[str]
+                         ) -> Dict[str, Variable]:
+    """Refills ``g``'s collections; returns the variables by op name."""
+    if not isinstance(collections, dict):
+        raise errors.InvalidArgumentError(None, None, "meta graph 'collections' must be a dict")
+    variables: Dict[str, Variable] = {}
+    for key, items in collections.items():
+        if not isinstance(items, list):
+            raise errors.InvalidArgumentError(None, None, f"collection {key!r} is not a list")
+        ref = g.get_collection_ref(key)
+        for item in items:
+            if not isinstance(item, dict):
+                raise errors.InvalidArgumentError(
+                    None, None, f"collection {key!r}: entry {item!r} is not a dict")
+            try:
+                # Meta graphs written before tagged entries hold bare variable defs.
+                vdef = item.get("variable", item if "variable_name" in item else None)
+                if vdef is not None:
+                    name = prefix + vdef["variable_name"]
+                    if name not in variables:
+                        with g.as_default():
+                            variables[name] = Variable.from_proto(vdef, import_scope=scope)
+                    ref.append(variables[name])
+                elif "queue_runner" in item:
+                    ref.append(_queue_runner(g, item["queue_runner"], prefix))
+                elif "tensor" in item:
+                    ref.append(g.get_tensor_by_name(prefix + item["tensor"]))
+                elif "operation" in item:
+                    ref.append(g.get_operation_by_name(prefix + item["operation"]))
+                elif "value" in item:
+                    ref.append(_ser.decode_attr(item["value"]))
+                else:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"collection {key!r}: unknown entry {item!r}")
+            except (KeyError, ValueError, TypeError) as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"collection {key!r}: entry {item!r} does not match the "
+                    f"graph: {e}") from None
+    return variables
+
+
+def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
+                             graph: Optional[Graph] = None, import_scope: Optional[str] = None,
+                             input_map: Optional[Dict[str, Any]] = None
+                             ) -> Dict[str, Variable]:
+    """Imports the graph and collections; returns the restored variables by name."""
+    meta = (read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str)
+            else MetaGraphDef(meta_graph_or_file))
+    g = graph or get_default_graph()
+    gd = GraphDef(json.loads(json.dumps(meta.graph_def)))
+    if clear_devices:
+        for n in gd.node:
+            n.device = ""
+    scope = import_scope.rstrip("/") if import_scope else None
+    prefix = scope + "/" if scope else ""
+    if input_map:
+        import_graph_def(gd, input_map=input_map, name=scope or "", graph=g)
+    else:
+        _ser.import_graph_def(gd, graph=g, name_prefix=prefix)
+    return _restore_collections(g, meta.collection_def, prefix, scope)
+
+
+def _saver_var_list(g: Graph, saver_def: Dict[str, Any], prefix: str,
+                    variables: Dict[str, Variable]) -> Dict[str, Variable]:
+    """Checkpoint name -> variable, read off the imported Saver's restore ops."""
+    restore = saver_def.get("restore_op_name") or ""
+    scope = prefix + restore.rpartition("/")[0] + "/"
+    by_op = {v.op.name: v for v in variables.values()}
+    out: Dict[str, Variable] = {}
+    for op in g.get_operations():
+        if op.type != "RestoreShard" or not op.name.startswith(scope):
+            continue
+        for ckpt_name, var_name in zip(op.attrs["names"], op.attrs["var_names"]):
+            v = by_op.get(var_name)
+            if v is None:
+                raise ValueError(f"import_meta_graph: variable {var_name!r} saved by the Saver "
+                                 f"is in no variable collection of the meta graph")
+            out[ckpt_name] = v
+    return out
+
+
+def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
+                      import_scope: Optional[str] = None, **kwargs: Any) -> Optional[Saver]:
+    """Imports a meta graph into the default graph; returns a ``Saver`` for its variables.
+
+    The Saver restores the checkpoints the original Saver wrote (same names,
+    sharding and ``max_to_keep``); its own ops are new ones beside the imported
+    Saver's. Returns None when the meta graph has no variables.
+
+    Raises:
+      NotFoundError: no such file; InvalidArgumentError: a malformed meta graph or
+      one naming ops tensorfleet does not have; TypeError: unknown keyword arguments.
+    """
+    input_map = kwargs.pop("input_map", None)
+    if kwargs:
+        raise TypeError(f"import_meta_graph got unexpected arguments {sorted(kwargs)}")
+    meta = (read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str)
+            else MetaGraphDef(meta_graph_or_file))
+    g = get_default_graph()
+    variables = import_scoped_meta_graph(meta, clear_devices, g, import_scope, input_map)
+    if not variables:
+        return None
+    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+    sd = meta.saver_def
+    var_list: Any = _saver_var_list(g, sd, prefix, variables) if sd.get(
+        "restore_op_name") else None
+    if not var_list:
+        var_list = [v for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)
+                    if v.op.name.startswith(prefix)]
+    with g.as_default():
+        return Saver(var_list=var_list, sharded=bool(sd.get("sharded", True)),
+                     max_to_keep=sd.get("max_to_keep", 5) or None,
+                     keep_checkpoint_every_n_hours=float(
+                         sd.get("keep_checkpoint_every_n_hours", 10000.0)))
+
+
+__all__ = ["MetaGraphDef", "export_meta_graph", "import_meta_graph",
+           "import_scoped_meta_graph", "read_meta_graph_file"]

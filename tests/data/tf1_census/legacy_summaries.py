@@ -1,0 +1,31 @@
+"""Pre-1.0 family: a 0.x-era program with the old summary and initializer names."""
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 10], name="x")
+y = tf.placeholder(tf.float32, [None, 1], name="y")
+W = tf.Variable(tf.random_normal([10, 1]), name="W")
+b = tf.Variable(tf.zeros([1]), name="b")
+pred = tf.add(tf.matmul(x, W), b)
+err = tf.sub(pred, y)
+loss = tf.reduce_mean(tf.mul(err, err))
+neg = tf.neg(loss)
+packed = tf.pack([loss, neg])
+first, second = tf.unpack(packed)
+joined = tf.concat_v2([tf.reshape(W, [-1]), b], 0)
+tf.scalar_summary("loss", loss)
+tf.histogram_summary("W", W)
+tf.image_summary("W_img", tf.reshape(W, [1, 10, 1, 1]))
+merged = tf.merge_all_summaries()
+other = tf.merge_summary([tf.scalar_summary("neg", neg)])
+train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+init = tf.initialize_all_variables()
+sess = tf.Session()
+writer = tf.train.SummaryWriter("/tmp/legacy", sess.graph)
+sess.run(init)
+for i in range(100):
+    bx = np.random.rand(16, 10)
+    summary, _ = sess.run([merged, train], {x: bx, y: bx.sum(1, keepdims=True)})
+    writer.add_summary(summary, i)
+tf.contrib.deprecated.scalar_summary("final", loss)
+saver = tf.train.Saver(tf.all_variables())
