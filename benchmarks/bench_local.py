@@ -135,15 +135,19 @@ def case_empty(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
 
 def _train_loop(tf: Any, args: argparse.Namespace, case: str, train_op: Any, loss: Any,
                 feeds: List[Dict[Any, np.ndarray]],
-                eval_extra: Optional[Dict[Any, Any]] = None) -> Dict[str, Any]:
+                eval_extra: Optional[Dict[Any, Any]] = None,
+                after_init: Optional[Callable[[Any], None]] = None) -> Dict[str, Any]:
     """Initializes variables, warms up, times training steps cycling over ``feeds``.
 
     ``eval_extra`` is fed too when the reported losses are computed (dropout off, say),
-    so that both frameworks' losses are deterministic and comparable.
+    so that both frameworks' losses are deterministic and comparable; ``after_init(sess)``
+    runs once the variables are initialized (to load fixed initial values, say).
     """
     eval_feed = {**feeds[0], **(eval_extra or {})}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
+        if after_init is not None:
+            after_init(sess)
         first_loss = float(sess.run(loss, feed_dict=eval_feed))
         counter = [0]
 
@@ -241,33 +245,39 @@ DEFAULT_STEPS = {"empty": 5000, "mlp": 300, "convnet": 200}
 DEFAULT_WARMUP = {"empty": 500, "mlp": 20, "convnet": 20}
 
 
-def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    """Command line of one benchmark run."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def bench_main(doc: str, cases: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]],
+               default_steps: Dict[str, int], default_warmup: Dict[str, int],
+               argv: Optional[List[str]] = None, max_seconds: float = 30.0,
+               batches: int = 8) -> int:
+    """The command line every single-process benchmark program shares: runs one case
+    under one framework and prints its JSON result line."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--framework", choices=FRAMEWORKS, required=True)
-    p.add_argument("--case", choices=sorted(CASES), required=True)
+    p.add_argument("--case", choices=sorted(cases), required=True)
     p.add_argument("--steps", type=int, default=None, help="timed steps (per-case default)")
     p.add_argument("--warmup", type=int, default=None, help="untimed steps first")
-    p.add_argument("--max-seconds", type=float, default=30.0,
+    p.add_argument("--max-seconds", type=float, default=max_seconds,
                    help="stop timing after this long even if fewer steps were done")
-    p.add_argument("--batches", type=int, default=8,
+    p.add_argument("--batches", type=int, default=batches,
                    help="distinct input batches cycled through by the training cases")
     args = p.parse_args(argv)
     if args.steps is None:
-        args.steps = DEFAULT_STEPS[args.case]
+        args.steps = default_steps[args.case]
     if args.warmup is None:
-        args.warmup = DEFAULT_WARMUP[args.case]
-    return args
+        args.warmup = default_warmup[args.case]
+    if args.framework == "tensorflow":
+        # TensorFlow 2.x keeps tf.nn.rnn_cell and tf.layers only with its legacy Keras.
+        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    tf = load_framework(args.framework)
+    record = cases[args.case](tf, args)
+    record["warmup"] = args.warmup
+    emit(record)
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one case under one framework and prints its JSON result line."""
-    args = parse_args(argv)
-    tf = load_framework(args.framework)
-    record = CASES[args.case](tf, args)
-    record["warmup"] = args.warmup
-    emit(record)
-    return 0
+    return bench_main(__doc__, CASES, DEFAULT_STEPS, DEFAULT_WARMUP, argv)
 
 
 if __name__ == "__main__":

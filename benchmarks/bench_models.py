@@ -25,8 +25,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from bench_local import (DATA_SEED, FRAMEWORKS, INIT_SEED, _train_loop, emit, glorot,
-                         load_framework, one_hot)
+from bench_local import DATA_SEED, INIT_SEED, _train_loop, bench_main, glorot, one_hot
 
 BATCH = 128
 
@@ -109,28 +108,10 @@ CASES: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]] = {
 }
 
 
-def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    """Command line of one benchmark run."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
-    p.add_argument("--case", choices=sorted(CASES), required=True)
-    p.add_argument("--steps", type=int, default=60, help="timed steps")
-    p.add_argument("--warmup", type=int, default=5, help="untimed steps first")
-    p.add_argument("--max-seconds", type=float, default=60.0,
-                   help="stop timing after this long even if fewer steps were done")
-    p.add_argument("--batches", type=int, default=4,
-                   help="distinct input batches cycled through")
-    return p.parse_args(argv)
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one case under one framework and prints its JSON result line."""
-    args = parse_args(argv)
-    tf = load_framework(args.framework)
-    record = CASES[args.case](tf, args)
-    record["warmup"] = args.warmup
-    emit(record)
-    return 0
+    return bench_main(__doc__, CASES, {c: 60 for c in CASES}, {c: 5 for c in CASES}, argv,
+                      max_seconds=60.0, batches=4)
 
 
 if __name__ == "__main__":

@@ -13,20 +13,18 @@ The token ids are fixed random numbers (the step's cost does not depend on them)
 Every variable starts from a numpy array drawn from fixed seeds and loaded into
 both frameworks after initialization, so equal losses after equal steps show the
 same work was done. TensorFlow 2.x keeps ``tf.nn.rnn_cell`` only with its legacy
-Keras, so ``TF_USE_LEGACY_KERAS=1`` is set before it is imported.
+Keras, so ``TF_USE_LEGACY_KERAS=1`` is set before it is imported (``bench_local.bench_main``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from bench_local import (DATA_SEED, FRAMEWORKS, INIT_SEED, base_record, emit,
-                         load_framework, time_calls)
+from bench_local import DATA_SEED, INIT_SEED, _train_loop, bench_main
 
 VOCAB, HIDDEN, LAYERS, STEPS, BATCH = 10000, 200, 2, 20, 20
 INIT_SCALE, MAX_GRAD_NORM = 0.1, 5.0
@@ -43,7 +41,17 @@ def _initial_values(variables: List[Any]) -> List[np.ndarray]:
 
 
 def case_ptb_lstm(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
-    """One SGD step of the PTB-small LSTM language model (2 x 200, 20 steps, batch 20)."""
+    """One SGD step of the PTB-small LSTM language model (2 x 200, 20 steps, batch 20),
+    the recurrence by ``tf.nn.dynamic_rnn``."""
+    return _ptb(tf, args, "ptb_lstm")
+
+
+def case_ptb_lstm_static(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+    """The same model, the recurrence by ``tf.nn.static_rnn`` over 20 unstacked inputs."""
+    return _ptb(tf, args, "ptb_lstm_static")
+
+
+def _ptb(tf: Any, args: argparse.Namespace, case: str) -> Dict[str, Any]:
     rng = np.random.default_rng(DATA_SEED)
     data = [(rng.integers(0, VOCAB, size=(BATCH, STEPS)).astype(np.int32),
              rng.integers(0, VOCAB, size=(BATCH, STEPS)).astype(np.int32))
@@ -55,8 +63,13 @@ def case_ptb_lstm(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
         inputs = tf.nn.embedding_lookup(embedding, ids)
         cell = tf.nn.rnn_cell.MultiRNNCell(
             [tf.nn.rnn_cell.BasicLSTMCell(HIDDEN, forget_bias=0.0) for _ in range(LAYERS)])
-        outputs, _ = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
-        output = tf.reshape(outputs, [-1, HIDDEN])
+        if case == "ptb_lstm_static":
+            steps = tf.unstack(inputs, num=STEPS, axis=1)
+            outputs, _ = tf.nn.static_rnn(cell, steps, dtype=tf.float32)
+            output = tf.reshape(tf.stack(outputs, axis=1), [-1, HIDDEN])
+        else:
+            outputs, _ = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
+            output = tf.reshape(outputs, [-1, HIDDEN])
         softmax_w = tf.get_variable("softmax_w", [HIDDEN, VOCAB], dtype=tf.float32)
         softmax_b = tf.get_variable("softmax_b", [VOCAB], dtype=tf.float32)
         logits = tf.matmul(output, softmax_w) + softmax_b
@@ -67,78 +80,28 @@ def case_ptb_lstm(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
         grads, _ = tf.clip_by_global_norm(tf.gradients(cost, tvars), MAX_GRAD_NORM)
         train_op = tf.train.GradientDescentOptimizer(1.0).apply_gradients(zip(grads, tvars))
         values = _initial_values(tvars)
-        init = tf.global_variables_initializer()
 
         phs = [tf.placeholder(tf.float32, v.shape, name=f"init_{i}")
                for i, v in enumerate(tvars)]
         loads = tf.group(*[tf.assign(v, p) for v, p in zip(tvars, phs)])
         feeds = [{ids: x, targets: y} for x, y in data]
-        return _train_with_values(tf, args, train_op, cost, feeds, init, loads,
-                                  dict(zip(phs, values)))
-
-
-def _train_with_values(tf: Any, args: argparse.Namespace, train_op: Any, loss: Any,
-                       feeds: List[Dict[Any, np.ndarray]], init: Any, loads: Any,
-                       load_feed: Dict[Any, np.ndarray]) -> Dict[str, Any]:
-    """Like ``bench_local._train_loop``, with the numpy initial values loaded after the
-    initializer runs."""
-    with tf.Session() as sess:
-        sess.run(init)
-        sess.run(loads, feed_dict=load_feed)
-        first_loss = float(sess.run(loss, feed_dict=feeds[0]))
-        counter = [0]
-
-        def step() -> None:
-            feed = feeds[counter[0] % len(feeds)]
-            counter[0] += 1
-            sess.run(train_op, feed_dict=feed)
-
-        for _ in range(args.warmup):
-            step()
-        samples = time_calls(step, args.steps, args.max_seconds)
-        last_loss = float(sess.run(loss, feed_dict=feeds[0]))
-    record = base_record(args.framework, "ptb_lstm", tf, samples)
-    record.update(first_loss=first_loss, last_loss=last_loss,
-                  trained_steps=args.warmup + len(samples))
-    return record
+        load_feed = dict(zip(phs, values))
+        return _train_loop(tf, args, case, train_op, cost, feeds,
+                           after_init=lambda sess: sess.run(loads, feed_dict=load_feed))
 
 
 CASES: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]] = {
     "ptb_lstm": case_ptb_lstm,
+    "ptb_lstm_static": case_ptb_lstm_static,
 }
-DEFAULT_STEPS = {"ptb_lstm": 100}
-DEFAULT_WARMUP = {"ptb_lstm": 5}
-
-
-def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    """Command line of one benchmark run."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
-    p.add_argument("--case", choices=sorted(CASES), required=True)
-    p.add_argument("--steps", type=int, default=None, help="timed steps (per-case default)")
-    p.add_argument("--warmup", type=int, default=None, help="untimed steps first")
-    p.add_argument("--max-seconds", type=float, default=60.0,
-                   help="stop timing after this long even if fewer steps were done")
-    p.add_argument("--batches", type=int, default=4,
-                   help="distinct input batches cycled through")
-    args = p.parse_args(argv)
-    if args.steps is None:
-        args.steps = DEFAULT_STEPS[args.case]
-    if args.warmup is None:
-        args.warmup = DEFAULT_WARMUP[args.case]
-    return args
+DEFAULT_STEPS = {"ptb_lstm": 100, "ptb_lstm_static": 100}
+DEFAULT_WARMUP = {"ptb_lstm": 5, "ptb_lstm_static": 5}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one case under one framework and prints its JSON result line."""
-    args = parse_args(argv)
-    if args.framework == "tensorflow":
-        os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-    tf = load_framework(args.framework)
-    record = CASES[args.case](tf, args)
-    record["warmup"] = args.warmup
-    emit(record)
-    return 0
+    return bench_main(__doc__, CASES, DEFAULT_STEPS, DEFAULT_WARMUP, argv, max_seconds=60.0,
+                      batches=4)
 
 
 if __name__ == "__main__":

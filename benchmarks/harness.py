@@ -71,8 +71,10 @@ ANCHORS: Dict[str, Anchor] = {
     "tf215": Anchor(BENCH_DIR / ".venv-tf215",
                     ("tensorflow-cpu==2.15.1", "tensorflow-estimator==2.15.0", "numpy<2",
                      "scikit-learn"),
-                    "import numpy, sklearn, tensorflow as t, tensorflow_estimator as e; "
-                    "print(t.__version__, 'estimator', e.__version__)"),
+                    "import numpy, sklearn, tensorflow as t; "
+                    "from importlib.metadata import version as v; "
+                    "print(t.__version__, 'with tf.estimator', v('tensorflow-estimator'), "
+                    "t.compat.v1.estimator.DNNLinearCombinedClassifier.__name__)"),
 }
 
 
@@ -171,6 +173,12 @@ SUITES: Dict[str, Suite] = {
         _local("empty", "us", absolute_under_us(50)),
         _local("mlp", "ms", ratio_at_most(1.5)),
         _local("convnet", "ms", ratio_at_most(1.5)),
+    )),
+    "rnn": Suite("the PTB-small LSTM language model, by dynamic_rnn and by static_rnn", (
+        Case("ptb_lstm", "bench_rnn.py", ("--case", "ptb_lstm"), "ms", ratio_at_most(1.0),
+             timeout_s=900.0),
+        Case("ptb_lstm_static", "bench_rnn.py", ("--case", "ptb_lstm_static"), "ms",
+             ratio_at_most(1.0), timeout_s=900.0),
     )),
     "models": Suite("realistic single-process models: MNIST-size and CIFAR-size conv nets", (
         _model("mnist_cnn"),

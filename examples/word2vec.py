@@ -176,7 +176,8 @@ if __name__ == "__main__":
     parser.add_argument("--worker_hosts", type=str, default="")
     parser.add_argument("--job_name", type=str, default="")
     parser.add_argument("--task_index", type=int, default=0)
-    parser.add_argument("--train_steps", type=int, default=1500, help="last global step")
+    parser.add_argument("--train_steps", "--steps", type=int, default=1500,
+                        help="last global step")
     parser.add_argument("--batch_size", type=int, default=128)
     parser.add_argument("--embedding_size", type=int, default=16)
     parser.add_argument("--num_sampled", type=int, default=8)

@@ -71,8 +71,17 @@ from tensorfleet import keras  # noqa: F401,E402  (tf.keras.initializers)
 from tensorfleet import image  # noqa: F401,E402  (tf.image)
 from tensorfleet.ops.image_ops_more import random_crop  # noqa: F401,E402
 from tensorfleet import dynamic_embedding  # noqa: F401,E402  (rows created on first use)
+from tensorfleet import compat  # noqa: F401,E402  (tf.compat.as_bytes ...)
+from tensorfleet.ops.sort_ops import argsort, reverse, reverse_v2, sort  # noqa: F401,E402
+from tensorfleet.ops.numerics import (  # noqa: F401,E402
+    add_check_numerics_ops, check_numerics, verify_tensor_all_finite)
+from tensorfleet.ops.check_ops import *  # noqa: F401,F403,E402  (tf.assert_equal ...)
+from tensorfleet import debugging  # noqa: F401,E402  (tf.debugging)
+from tensorfleet import nest  # noqa: F401,E402  (tf.nest)
+from tensorfleet import io_ns as io  # noqa: F401,E402  (tf.io, tf.io.gfile)
 
 __version__ = "0.1.0"
+VERSION = __version__  # tf.VERSION: the version string under its 1.x name
 
 
 def __getattr__(name: str):

@@ -2,6 +2,8 @@
 
 from tensorfleet.training.learning_rate_decay import (  # noqa: F401,E402
     exponential_decay, inverse_time_decay, piecewise_constant, polynomial_decay)
+from tensorfleet.training.learning_rate_decay_more import (  # noqa: F401,E402
+    cosine_decay, cosine_decay_restarts, linear_cosine_decay, natural_exp_decay)
 from tensorfleet.training.optimizer import Optimizer  # noqa: F401,E402
 from tensorfleet.training.optimizers import (  # noqa: F401,E402
     AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,
@@ -20,6 +22,7 @@ from tensorfleet.training.queue_runner import (  # noqa: F401,E402
 from tensorfleet.training.input import (  # noqa: F401,E402
     batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,
     slice_input_producer, string_input_producer)
+from tensorfleet.training.input import batch_join, shuffle_batch_join  # noqa: F401,E402
 from tensorfleet.training.job_done import (  # noqa: F401,E402
     join_until_workers_done, signal_workers_done)
 from tensorfleet.distributed.resolver import TFConfigClusterResolver  # noqa: F401,E402
@@ -31,6 +34,8 @@ from tensorfleet.training.checkpoint_management import (  # noqa: F401,E402
     get_checkpoint_mtimes, get_checkpoint_state, latest_checkpoint, list_variables,
     load_checkpoint, load_variable, remove_checkpoint, update_checkpoint_state)
 from tensorfleet.training.summary_io import summary_iterator  # noqa: F401,E402
+from tensorfleet.estimator.warm_starting import VocabInfo, warm_start  # noqa: F401,E402
+from tensorfleet.estimator.init_from_checkpoint import init_from_checkpoint  # noqa: F401,E402
 from tensorfleet.training.session_run_hook import (  # noqa: F401,E402
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
 from tensorfleet.training.basic_hooks import (  # noqa: F401,E402

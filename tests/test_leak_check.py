@@ -66,11 +66,33 @@ def test_leaked_socket_and_bound_port_are_named():
 
 
 def test_cluster_that_leaves_a_connection_open_fails():
-    with pytest.raises(LeakError, match=r"the cluster .* leaked.*1 socket\(s\)"):
-        with local_cluster(worker=1) as c:
-            host, port = c.spec.task_address("worker", 0).split(":")
-            leaked = socket.create_connection((host, int(port)))
-    leaked.close()
+    c = LocalCluster({"worker": 1}, leak_grace=0.5)
+    host, port = c.spec.task_address("worker", 0).split(":")
+    leaked = socket.create_connection((host, int(port)))
+    try:
+        with pytest.raises(LeakError, match=r"the cluster .* leaked.*1 socket\(s\)"):
+            c.stop()
+    finally:
+        leaked.close()
+
+
+def test_local_cluster_checks_at_the_end_of_its_block_but_not_after_an_error(monkeypatch):
+    monkeypatch.setattr(leaks, "GRACE_SECS", 0.3)
+    with pytest.raises(LeakError, match="tf-left-running"):
+        with local_cluster(worker=1):
+            stop = threading.Event()
+            t = threading.Thread(target=stop.wait, name="tf-left-running", daemon=True)
+            t.start()
+    stop.set()
+    t.join()
+    with pytest.raises(ZeroDivisionError):
+        with local_cluster(worker=1):
+            stop = threading.Event()
+            t = threading.Thread(target=stop.wait, name="tf-left-running", daemon=True)
+            t.start()
+            1 / 0
+    stop.set()
+    t.join()
 
 
 def test_cluster_runs_in_its_own_runtime_and_leaves_nothing():

@@ -70,7 +70,8 @@ def _probe(mode, **env):
 def test_a_server_divides_the_cores_among_its_clusters_local_tasks():
     # No tuning variable set, as a user starts a task by hand.
     r = _probe("server")
-    assert r["limit"] == max(1, r["cores"] // 3)
+    # The share, or fewer threads when other processes keep the cores busy.
+    assert 1 <= r["limit"] <= max(1, r["cores"] // 3)
     assert all(n == r["limit"] for n in r["blas"]), r
 
 
@@ -84,9 +85,48 @@ def test_the_environment_variable_wins_over_the_policy():
     assert r["limit"] == 2, r
 
 
-def test_a_process_without_a_server_keeps_blas_defaults():
+def test_a_process_without_a_server_may_use_every_core():
     r = _probe("session")
-    assert r["limit"] is None, r
+    assert 1 <= r["limit"] <= r["cores"], r
+    assert all(n == r["limit"] for n in r["blas"]), r
+
+
+def test_the_limit_is_the_cores_other_processes_leave_free():
+    # 2 cores: a load of 2 that is this process's own 2 threads leaves both.
+    assert threads.contended_limit(share=2, cores=2, load=2.0, own_threads=2) == 2
+    # Another busy process: one core is left.
+    assert threads.contended_limit(share=2, cores=2, load=3.1, own_threads=2) == 1
+    # Never below one thread, never above the share.
+    assert threads.contended_limit(share=2, cores=2, load=30.0, own_threads=1) == 1
+    assert threads.contended_limit(share=4, cores=16, load=0.0, own_threads=4) == 4
+    assert threads.contended_limit(share=16, cores=16, load=10.4, own_threads=4) == 10
+
+
+def test_a_running_process_follows_the_load(monkeypatch):
+    monkeypatch.delenv(threads.ENV, raising=False)  # the policy applies only without it
+    monkeypatch.setattr(threads, "available_cores", lambda: 4)
+    set_to = []
+    monkeypatch.setattr(threads, "set_blas_threads",
+                        lambda n: (set_to.append(n), setattr(threads, "_current", n)))
+    monkeypatch.setattr(threads, "_current", None)
+    monkeypatch.setattr(threads, "_adaptive_share", 0)
+    load = [0.0]
+    monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    threads.apply_config(None)          # a local session: a share of all 4 cores
+    assert set_to == [4]
+    monkeypatch.setattr(threads, "_next_look", 0.0)
+    load[0] = 7.0                       # 3 other busy processes beside our 4 threads
+    threads.adapt_blas(now=1.0)
+    assert set_to == [4, 1]
+    load[0] = 1.0                       # the others are gone; our one thread remains
+    threads.adapt_blas(now=1.0 + threads.ADAPT_SECS / 2)   # too soon to look again
+    assert set_to == [4, 1]
+    threads.adapt_blas(now=1.0 + threads.ADAPT_SECS)
+    assert set_to == [4, 1, 4]
+    # An explicit limit turns the policy off.
+    threads.apply_config(type("C", (), {"intra_op_parallelism_threads": 2})())
+    threads.adapt_blas(now=100.0)
+    assert set_to == [4, 1, 4, 2]
 
 
 def test_cgroup_quota_caps_the_cores(monkeypatch, tmp_path):

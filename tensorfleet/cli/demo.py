@@ -16,6 +16,8 @@ import time
 from typing import Dict, List
 
 from tensorfleet.cli import launch
+from tensorfleet.cli import runfiles
+from tensorfleet.cli.output import PrefixWriter
 
 _ACCURACY = re.compile(r"test accuracy: ([0-9.]+)")
 
@@ -86,8 +88,6 @@ def run_command(args: argparse.Namespace) -> int:
         if m and task == "worker:0":
             found.append(float(m.group(1)))
 
-    from tensorfleet.cli import runfiles
-    from tensorfleet.cli.output import PrefixWriter
     launcher = launch.Launcher(tasks, writer=PrefixWriter(on_line=on_line))
     mode = "synchronous" if args.sync else "asynchronous"
     launcher.say(f"tensorfleet demo: {args.ps} ps + {args.workers} workers on this machine, "

@@ -24,6 +24,9 @@ import numpy as np
 
 import tensorfleet as tf
 from tensorfleet.logs import configure_from_env
+from tensorfleet.distributed.remote import client_for
+from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
+from tensorfleet.training.progress import ProgressBarHook
 
 logger = logging.getLogger("tensorfleet.demo")
 
@@ -95,7 +98,6 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
 
 def _role(args: argparse.Namespace) -> Tuple[Any, str, int]:
     import os
-    from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
     if os.environ.get("TF_CONFIG"):
         r = TFConfigClusterResolver()
         return r.cluster_spec(), r.task_type, int(r.task_id)
@@ -104,7 +106,6 @@ def _role(args: argparse.Namespace) -> Tuple[Any, str, int]:
 
 def _wait_for(cluster: Any, job: str, timeout: float = 60.0) -> None:
     """Blocks until every task of ``job`` answers (they start at the same time as we do)."""
-    from tensorfleet.distributed.remote import client_for
     for addr in cluster.job_tasks(job) if job in cluster.jobs else []:
         if addr:
             client_for(addr).call("GetStatus", {}, [], timeout=timeout, wait_for_ready=True)
@@ -154,7 +155,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             opt = sync_cls(opt, replicas_to_aggregate=num_workers, total_num_replicas=num_workers)
         train_op = opt.minimize(loss, global_step=global_step)
 
-    from tensorfleet.training.progress import ProgressBarHook
     bar = ProgressBarHook(last_step=args.steps, loss=loss, is_chief=is_chief,
                           desc=f"{'sync' if args.sync else 'async'} training, "
                                f"{num_workers} workers")

@@ -23,6 +23,8 @@ import re
 import secrets
 import sys
 from typing import Any, Dict, List, Optional
+from tensorfleet.cli.launch import seed_flags
+from tensorfleet.distributed.resolver import tf_config_for
 
 TFJOB_ROLES = (("chief", "Chief"), ("ps", "PS"), ("worker", "Worker"),
                ("evaluator", "Evaluator"))
@@ -169,8 +171,6 @@ def build_plain(name: str, image: str, script: str, args: List[str], ps: int, wo
                 memory: Optional[str] = None, python: str = "python", port: int = DEFAULT_PORT,
                 flags: bool = True) -> List[Dict[str, Any]]:
     """A Secret (if ``token``), a headless Service, and one Pod per task with its TF_CONFIG."""
-    from tensorfleet.cli.launch import seed_flags
-    from tensorfleet.distributed.resolver import tf_config_for
     _check_name(name)
     cluster = plain_cluster(name, ps, workers, chief, port)
     full = dict(cluster)

@@ -36,6 +36,8 @@ from tensorfleet.cli import launch_checks, runfiles
 from tensorfleet.cli.launch_checks import (KnownError, TracebackFilter, busy_ports,
                                            busy_ports_message, classify_error)
 from tensorfleet.cli.output import PrefixWriter
+from tensorfleet.distributed.resolver import tf_config_for
+from tensorfleet.distributed.server import free_ports
 
 EXIT_OK = 0
 EXIT_TASK_FAILED = 1
@@ -100,7 +102,6 @@ def plan_cluster(ps: int, workers: int, chief: bool = False, evaluator: bool = F
             raise ValueError(f"--port-base {port_base} leaves no room for {total} ports")
         ports = list(range(port_base, port_base + total))
     else:
-        from tensorfleet.distributed.server import free_ports
         ports = free_ports(total)
     it = iter(ports)
     return {job: [f"{host}:{next(it)}" for _ in range(n)] for job, n in counts if n}
@@ -125,7 +126,6 @@ def build_tasks(cluster: Dict[str, List[str]], program: List[str], script_args: 
     ``program`` is the interpreter part of the command (``[python, -u, script.py]``).
     The evaluator's ``TF_CONFIG`` lists it; the others' leave it out, as TFJob does.
     """
-    from tensorfleet.distributed.resolver import tf_config_for
     training = {j: a for j, a in cluster.items() if j != "evaluator"}
     base = dict(os.environ)
     base.update(extra_env or {})

@@ -15,6 +15,7 @@ from typing import List, Optional
 
 from tensorfleet import logs
 from tensorfleet.cli import demo, k8s, launch, server_cmd, status
+from tensorfleet import __version__
 
 DESCRIPTION = """\
 tensorfleet: distributed TensorFlow 1.x programs in Python (`import tensorfleet as tf`).
@@ -42,7 +43,6 @@ getting started:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (also used to render the docs)."""
-    from tensorfleet import __version__
     p = argparse.ArgumentParser(prog="tensorfleet", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"tensorfleet {__version__}")

@@ -17,6 +17,10 @@ import signal
 import sys
 import threading
 from typing import Any, Dict, Optional, Tuple
+from tensorfleet import errors
+from tensorfleet.distributed.cluster import ClusterSpec
+from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
+import tensorfleet as tf
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +71,6 @@ def _load_cluster(text: str) -> Dict[str, Any]:
 
 def resolve(args: argparse.Namespace) -> Tuple[Any, str, int]:
     """(cluster spec, job name, task index) from the options; ValueError if incomplete."""
-    from tensorfleet.distributed.cluster import ClusterSpec
-    from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
     job, index = args.job_name, args.task_index
     if args.cluster:
         value = _load_cluster(args.cluster)
@@ -100,8 +102,6 @@ def resolve(args: argparse.Namespace) -> Tuple[Any, str, int]:
 
 def run_command(args: argparse.Namespace) -> int:
     """``tensorfleet server``."""
-    import tensorfleet as tf
-    from tensorfleet import errors
     try:
         spec, job, index = resolve(args)
         server = tf.train.Server(spec, job_name=job, task_index=index)

@@ -15,6 +15,10 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
+from tensorfleet import errors
+from tensorfleet.cli import runfiles
+from tensorfleet.distributed.cluster import ClusterSpec
+from tensorfleet.distributed.remote import client_for
 
 EXIT_ALL_UP = 0
 EXIT_SOME_DOWN = 1
@@ -64,8 +68,6 @@ def _address(target: str) -> str:
 
 def query(address: str, token: Optional[str], timeout: float) -> "Answer":
     """(status, None) from a task's GetStatus, or (None, why it failed)."""
-    from tensorfleet import errors
-    from tensorfleet.distributed.remote import client_for
     try:
         header, _ = client_for(address, token).call("GetStatus", {}, [], timeout=timeout)
         return header, None
@@ -128,7 +130,6 @@ def collect(target: str, token: Optional[str] = None, timeout: float = 2.0,
     Raises:
       ConnectionError: ``target`` itself does not answer (with the reason).
     """
-    from tensorfleet.distributed.cluster import ClusterSpec
     address = _address(target)
     first, why = query(address, token, timeout)
     if first is None:
@@ -238,7 +239,6 @@ def _resolve_target(args: argparse.Namespace) -> Tuple[Optional[str], Optional[s
     """(target, token) from the options, the environment and local run files."""
     import os
 
-    from tensorfleet.cli import runfiles
     target, token = args.target, args.token or os.environ.get("TENSORFLEET_TOKEN")
     if target is None:
         live = runfiles.live_launches()

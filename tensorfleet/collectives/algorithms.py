@@ -16,6 +16,8 @@ segment ``(r - t - 1) % n`` and receives segment ``(r - t - 2) % n``; after
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -44,7 +46,9 @@ def _pipelined(g: Any, timeout: float, sends: Sequence[SendStep],
     A send step ``(peer, chunks, get, dep)`` sends ``get(a, b)`` for each chunk;
     with ``dep`` set, chunk ``k`` waits until receive step ``dep`` has finished
     its chunk ``k`` (the data it forwards). A receive step ``(chunks, handle)``
-    calls ``handle(a, b)``, which receives and consumes one chunk.
+    calls ``handle(a, b)``, which receives and consumes one chunk, or receives it
+    and returns the future of its consumption (the chunk counts as finished once
+    that future is done; such futures must complete in submission order).
     """
     prog = g.progress(max(1, len(recvs)))
 
@@ -58,8 +62,12 @@ def _pipelined(g: Any, timeout: float, sends: Sequence[SendStep],
     def do_recvs() -> None:
         for t, (chunks, handle) in enumerate(recvs):
             for k, (a, b) in enumerate(chunks):
-                handle(a, b)
-                prog.mark(t, k + 1)
+                pending = handle(a, b)
+                if pending is None:
+                    prog.mark(t, k + 1)
+                else:
+                    pending.add_done_callback(
+                        lambda f, t=t, k=k: f.exception() is None and prog.mark(t, k + 1))
 
     if sends:
         g._run_with_sender(do_sends, do_recvs)
@@ -168,29 +176,42 @@ def _ring_all_reduce(g: Any, src: np.ndarray, dst: np.ndarray, reduction: str,
     bounds = _g.segment_bounds(src.size, n)
     celems = _chunk_elems(g, wdt.itemsize, bounds[1] - bounds[0])
     chunks = [split(bounds[s], bounds[s + 1], celems) for s in range(n)]
-    tmp = np.empty(min(celems, max(b - a for a, b in zip(bounds, bounds[1:]))), wdt)
+    width = min(celems, max(b - a for a, b in zip(bounds, bounds[1:])))
+    # A chunk lands in its place in dst and is reduced there, unless dst is src
+    # (this rank's term would be overwritten) or the wire dtype differs: then it
+    # lands in one of two scratch buffers, one filling while the other is reduced.
+    direct = not compress and not np.shares_memory(src, dst)
+    slots = [] if direct else [np.empty(width, wdt) for _ in range(2)]
+    overlap = _Reductions(g)
 
     def source(base: np.ndarray) -> Callable[[int, int], np.ndarray]:
         if compress:
             return lambda a, b: base[a:b].astype(wdt)
         return lambda a, b: base[a:b]
 
-    def reduce_into(final: bool) -> Callable[[int, int], None]:
-        def handle(a: int, b: int) -> None:
-            buf = tmp[:b - a]
+    def reduce_into(final: bool) -> Callable[[int, int], Any]:
+        def handle(a: int, b: int) -> Any:
+            if direct:
+                buf = dst[a:b]
+            else:
+                buf = slots[overlap.reserve_slot(len(slots))][:b - a]
             g._recv(prv, _header(g), buf, timeout)
-            merge(src[a:b], buf, out=dst[a:b])
-            if final:
-                if reduction == _g.MEAN:
-                    _scale(dst[a:b], n)
-                if compress:
-                    # The owner keeps the rounded value it sends, so all ranks agree.
-                    np.copyto(dst[a:b], dst[a:b].astype(wdt))
+
+            def reduce() -> None:
+                merge(src[a:b], buf, out=dst[a:b])
+                if final:
+                    if reduction == _g.MEAN:
+                        _scale(dst[a:b], n)
+                    if compress:
+                        # The owner keeps the rounded value it sends, so all ranks agree.
+                        np.copyto(dst[a:b], dst[a:b].astype(wdt))
+            return overlap.submit(reduce)
         return handle
 
     def gather_into(a: int, b: int) -> None:
+        overlap.drain()  # the gathered segments overwrite reduced ones
         if compress:
-            buf = tmp[:b - a]
+            buf = np.empty(b - a, wdt) if not slots else slots[0][:b - a]
             g._recv(prv, _header(g), buf, timeout)
             np.copyto(dst[a:b], buf)
         else:
@@ -206,7 +227,48 @@ def _ring_all_reduce(g: Any, src: np.ndarray, dst: np.ndarray, reduction: str,
         t = n - 1 + u
         sends.append((nxt, chunks[(r - u) % n], source(dst), t - 1))
         recvs.append((chunks[(r - u - 1) % n], gather_into))
-    _pipelined(g, timeout, sends, recvs)
+    try:
+        _pipelined(g, timeout, sends, recvs)
+    finally:
+        overlap.drain(raise_errors=False)
+    overlap.drain()
+
+
+class _Reductions:
+    """The reductions of one collective, run in order on the group's reducer thread
+    (inline for a group without one) while the receiving thread goes on."""
+
+    def __init__(self, g: Any):
+        self._submit = getattr(g, "reduce_async", None)
+        self._pending: "collections.deque" = collections.deque()
+        self._count = 0
+
+    def submit(self, fn: Callable[[], None]) -> Any:
+        """Starts ``fn``; returns its future, or None when it already ran here."""
+        self._count += 1
+        if self._submit is None:
+            fn()
+            return None
+        while self._pending and self._pending[0].done():
+            self._pending.popleft().result()
+        fut = self._submit(fn)
+        self._pending.append(fut)
+        return fut
+
+    def reserve_slot(self, slots: int) -> int:
+        """The scratch slot for the next chunk, once the reduction that last read it ended."""
+        while len(self._pending) >= slots:
+            self._pending.popleft().result()
+        return self._count % slots
+
+    def drain(self, raise_errors: bool = True) -> None:
+        """Waits for every reduction submitted; raises the first one's error."""
+        while self._pending:
+            fut = self._pending.popleft()
+            if raise_errors:
+                fut.result()
+            else:
+                concurrent.futures.wait([fut])
 
 
 # ---------------------------------------------------------------------------- all-gather

@@ -8,9 +8,10 @@ that rank ``r`` ends up holding the complete reduction of segment ``r``; in
 Each rank sends ``2 (size-1)/size`` of the tensor, whatever the size.
 
 Pipelining: every segment is cut again into chunks. A sender thread sends chunk
-``k`` of step ``t`` as soon as the receiving thread has reduced chunk ``k`` of
-step ``t - 1``, so sending, receiving and adding run at the same time (all three
-release the GIL while they work).
+``k`` of step ``t`` as soon as chunk ``k`` of step ``t - 1`` has been reduced, so
+sending, receiving and adding run at the same time (all three release the GIL
+while they work): a chunk lands straight in its place in the result and a
+reducer thread adds this rank's term to it while the next chunk arrives.
 
 Small tensors take a direct path: every rank sends its whole tensor to every
 other rank at once and reduces locally, in rank order. That is one network
@@ -40,6 +41,7 @@ from tensorfleet.collectives import algorithms
 from tensorfleet.collectives import group as _g
 from tensorfleet.collectives.grpc_link import GrpcLink
 from tensorfleet.collectives.tcp import TcpLink
+from tensorfleet.transport import buffers
 from tensorfleet.transport.link import FrameLink, LinkFactory, PeerAbort
 
 logger = logging.getLogger(__name__)
@@ -156,6 +158,8 @@ class RingGroup(_g.Group):
         self._ops: "queue.Queue[Optional[Tuple[Callable[[int], Any], concurrent.futures.Future]]]" \
             = queue.Queue()
         self._sender = _Sender(f"tf-coll-send-{name}-{rank}")
+        # Adds received chunks, in order, while the group's thread receives the next.
+        self._reducer = _Sender(f"tf-coll-reduce-{name}-{rank}")
         self._worker = threading.Thread(target=self._loop, name=f"tf-coll-{name}-{rank}",
                                         daemon=True)
         self._worker.start()
@@ -299,6 +303,10 @@ class RingGroup(_g.Group):
         except PeerAbort:
             raise
 
+    def reduce_async(self, fn: Callable[[], None]) -> "concurrent.futures.Future":
+        """Runs ``fn`` on the reducer thread after the reductions submitted before it."""
+        return self._reducer.submit(fn)
+
     def progress(self, steps: int) -> _Progress:
         """A progress board for one collective's pipelined sends."""
         return _Progress(steps, self._failed)
@@ -321,7 +329,10 @@ class RingGroup(_g.Group):
             raise errors.InvalidArgumentError(
                 None, None, f"a mean all-reduce needs a floating tensor, got {src.dtype}")
         if out is None:
-            out = np.empty(src.shape, src.dtype)
+            # Pooled memory: a result dropped before the next call of the same size
+            # lends that call pages already mapped (a fresh 64 MiB faults 16k pages).
+            out = (buffers.take(src.nbytes).view(src.dtype).reshape(src.shape)
+                   if src.nbytes and not src.dtype.hasobject else np.empty(src.shape, src.dtype))
         elif out.shape != src.shape or out.dtype != src.dtype or not out.flags.c_contiguous:
             raise errors.InvalidArgumentError(
                 None, None, "all_reduce: out must be a contiguous array of the input's shape "
@@ -388,6 +399,7 @@ class RingGroup(_g.Group):
         self._ops.put(None)
         self._worker.join(max(5.0, self.timeout))
         self._sender.stop()
+        self._reducer.stop()
         self.link.close()
 
 

@@ -16,6 +16,10 @@ from tensorfleet.contrib.layers import (  # noqa: F401
     flatten, fully_connected, l1_regularizer, l2_regularizer, layer_norm, max_pool2d,
     one_hot_encoding, repeat, separable_conv2d, softmax, stack, unit_norm,
     variance_scaling_initializer, xavier_initializer)
+from tensorfleet.contrib import slim_learning as learning  # noqa: F401,E402
+from tensorfleet.contrib import slim_model_analyzer as model_analyzer  # noqa: F401,E402
+from tensorfleet.contrib import slim_utils as utils  # noqa: F401,E402
+from tensorfleet.contrib.layers_norm import instance_norm  # noqa: F401,E402
 
 __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "assign_from_checkpoint_fn", "get_model_variables", "get_or_create_global_step",
@@ -26,3 +30,4 @@ __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "l1_regularizer", "l2_regularizer", "layer_norm", "max_pool2d", "one_hot_encoding",
            "repeat", "separable_conv2d", "softmax", "stack", "unit_norm",
            "variance_scaling_initializer", "xavier_initializer"]
+__all__ += ["learning", "model_analyzer", "utils", "instance_norm"]

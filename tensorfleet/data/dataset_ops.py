@@ -39,7 +39,8 @@ from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan
                                            map_structure, pack_sequence_as)
 from tensorfleet.framework.graph import Graph, Tensor, convert_to_tensor
 from tensorfleet.framework.tensor_shape import as_shape
-from tensorfleet.ops.array_ops import placeholder
+from tensorfleet.ops.array_ops import expand_dims, placeholder
+from tensorfleet.ops.op_util import const_value
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,6 @@ _BINARY = frozenset({
 def _count(value: Any, what: str, lo: int) -> int:
     """A Python int from an int or a constant tensor; InvalidArgumentError below ``lo``."""
     if isinstance(value, Tensor):
-        from tensorfleet.ops.op_util import const_value
         v = const_value(value)
         if v is None:
             raise errors.UnimplementedError(None, None, f"{what} must be known when the data "
@@ -80,7 +80,6 @@ def _count(value: Any, what: str, lo: int) -> int:
 def _as_leaf(value: Any) -> Any:
     """A source component: a numpy array, or a Tensor when only the graph knows it."""
     if isinstance(value, Tensor):
-        from tensorfleet.ops.op_util import const_value
         v = const_value(value)
         return value if v is None else np.asarray(v)
     if isinstance(value, (np.ndarray, np.generic)):
@@ -118,7 +117,6 @@ class _MapStage:
             element, "_fields") else self.fn(element)
 
     def _trace(self) -> Tuple[Any, Optional[str]]:
-        from tensorfleet.ops.array_ops import placeholder
         g = Graph()
         with g.as_default():
             phs = [placeholder(c.dtype, c.shape, name=f"element_{i}")
@@ -217,7 +215,6 @@ class Dataset:
         """A data set of one element: ``tensors`` themselves."""
         leaves = [_as_leaf(x) for x in flatten(tensors)]
         if any(isinstance(leaf, Tensor) for leaf in leaves):
-            from tensorfleet.ops.array_ops import expand_dims
             leaves = [expand_dims(leaf, 0) if isinstance(leaf, Tensor) else leaf[None]
                       for leaf in leaves]
         else:

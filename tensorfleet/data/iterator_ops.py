@@ -25,6 +25,8 @@ from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_g
                                          get_seed)
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.ops.array_ops import constant
+from tensorfleet.ops.op_util import const_value
 
 logger = logging.getLogger(__name__)
 
@@ -147,8 +149,6 @@ class Iterator:
                 self._anchor = self._components[0].op
 
     def _as_component(self, leaf: Any, i: int) -> Tensor:
-        from tensorfleet.ops.array_ops import constant
-        from tensorfleet.ops.op_util import const_value
         if isinstance(leaf, Tensor):
             if leaf.graph is not self._graph:
                 raise ValueError(f"Dataset component {leaf.name} is from another graph than "

@@ -18,6 +18,7 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.framework.serialization import GRAPH_FORMAT_VERSION, encode_attr, node_to_plain
+from tensorfleet.runtime.executor import READ_BEFORE_UPDATE_ATTR, reads_before_updates
 
 
 def _safe(name: str) -> str:
@@ -127,9 +128,14 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
             ctrl_sent[k] = recv
         return ctrl_sent[k]
 
+    # Only the whole graph shows that a read on a ps is used before the update that
+    # waits on another task's gradient; without the mark the ps would copy the variable.
+    uncopied = reads_before_updates(list(ops), fetches)
     for op in ops:
         task = placement[op]
         nd = node_to_plain(op)
+        if op in uncopied:
+            nd["attr"][READ_BEFORE_UPDATE_ATTR] = encode_attr(True)
         inputs: List[str] = []
         for t in op.inputs:
             if t in fed:

@@ -11,14 +11,15 @@ keeps gRPC for control. A unary gRPC call costs about half a millisecond of
 latency and of CPU on each side even for a tiny message, and a step is one
 RunStep plus one RunGraph per remote task: the seeds' two-task step took 1.2 ms
 over the side channel against 2.0 ms over gRPC (benchmarks/README.md).
-Sessions, graph registration, aborts and status stay on gRPC,
-and so does everything with TLS or ``TENSORFLEET_BULK=0``. ``handlers``
+Sessions, graph registration, aborts and status stay on gRPC, and so does
+everything with ``TENSORFLEET_BULK=0`` (with TLS the side channel carries TLS). ``handlers``
 declares them in the table it returns (``transport.ServiceHandlers``), which
 the ``RpcServer`` serving it reads.
 
 The side channel sends a reply straight from the handler's arrays, so RunStep
-and RunGraph reply with ``stable_value``s: a fetched variable is copied first,
-as a later step may update it in place while the reply is still being sent.
+and RunGraph reply with ``stable_value``s: a fetched variable is copied first
+(into pooled memory, whose pages stay mapped from one step to the next), as a
+later step may update it in place while the reply is still being sent.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.runtime.session import stable_value
-from tensorfleet.transport import ServiceHandlers
+from tensorfleet.transport import ServiceHandlers, buffers
 
 SERVICE = "tensorfleet.Task"
 # Methods that may be called over the bulk side channel: each step's own calls.
@@ -148,7 +149,7 @@ def handlers(server: Any) -> ServiceHandlers:
                                               f"negative, got {timeout_ms}")
         out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
                               str_list(h, "targets", m), timeout_ms)
-        return {}, [stable_value(v) for v in out]
+        return {}, [stable_value(v, buffers.copy_of) for v in out]
 
     def close_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         master.close_session(field(h, "session", str, "CloseSession"))
@@ -172,7 +173,7 @@ def handlers(server: Any) -> ServiceHandlers:
             raise errors.InvalidArgumentError(None, None, f"{m}: feed names and tensors differ")
         out = worker.run_graph(field(h, "handle", str, m), field(h, "step_id", int, m),
                                dict(zip(names, t)))
-        return {"fetches": list(out)}, [stable_value(v) for v in out.values()]
+        return {"fetches": list(out)}, [stable_value(v, buffers.copy_of) for v in out.values()]
 
     def recv_tensor(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         m = "RecvTensor"

@@ -184,6 +184,7 @@ class Server:
             bulk_client.pool().discard(self.address)
         self.master.shutdown()
         self.worker.stopped = True
+        self.worker.stop_watching()
         self.worker.rendezvous.abort_all(errors.CancelledError(None, None, "server stopped"))
         # Wakes threads blocked on this task's queues.
         self.worker.resources.clear()

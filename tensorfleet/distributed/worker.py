@@ -28,6 +28,7 @@ from tensorfleet.kernels.registry import StepState
 from tensorfleet.distributed.rendezvous import Rendezvous, StepRendezvous
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
+from tensorfleet.runtime.threads import adapt_blas
 from tensorfleet.transport import limits
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,8 @@ class WorkerService:
         # Steps run for a caller over the network: step -> (id, deadline, bound, caller).
         self._bounded: Dict[StepState, Any] = {}
         self._step_watcher: Optional[threading.Thread] = None
+        # Set by ``stop_watching`` so the watcher ends with the server, not a tick later.
+        self._watch_wake = threading.Event()
 
     # -- RegisterGraph -------------------------------------------------------------------
     def register_graph(self, session: str, plain: Any) -> str:
@@ -138,6 +141,7 @@ class WorkerService:
     # -- RunGraph ------------------------------------------------------------------------
     def run_graph(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Dict[str, Any]:
         """Runs a registered partition for step ``step_id``; returns its fetches by name."""
+        adapt_blas()
         reg = self._graphs.get(handle)
         if reg is None:
             raise errors.AbortedError(None, None, f"Graph handle {handle!r} is not registered on "
@@ -190,16 +194,25 @@ class WorkerService:
         with self._lock:
             self._bounded[step] = (step_id, time.monotonic() + seconds, bound, call)
             if self._step_watcher is None:
+                self._watch_wake.clear()
                 self._step_watcher = threading.Thread(target=self._watch_steps, daemon=True,
                                                       name="tf-worker-deadlines")
                 self._step_watcher.start()
 
+    def stop_watching(self) -> None:
+        """Ends the step watcher thread, if one runs, and waits for it (server stop)."""
+        with self._lock:
+            watcher = self._step_watcher
+            self._watch_wake.set()
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(_STEP_WATCH_SECS * 4)
+
     def _watch_steps(self) -> None:
         while True:
-            time.sleep(_STEP_WATCH_SECS)
+            woken = self._watch_wake.wait(_STEP_WATCH_SECS)
             now = time.monotonic()
             with self._lock:
-                if self.stopped or not self._bounded:
+                if woken or self.stopped or not self._bounded:
                     self._step_watcher = None
                     return
                 watched = list(self._bounded.items())

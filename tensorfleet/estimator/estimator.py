@@ -23,9 +23,21 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from tensorfleet.estimator import metrics as metrics_lib
+from tensorfleet.estimator import warm_starting as _warm_starting
 from tensorfleet.estimator.export import export_lib as _export_lib
 from tensorfleet.estimator.run_config import RunConfig
 from tensorfleet.framework.graph import Graph, Operation, Tensor, convert_to_tensor
+from tensorfleet.ops import control_flow_ops, summary_ops
+from tensorfleet.training import basic_hooks
+from tensorfleet.training.basic_hooks import FinalOpsHook, StopAtStepHook
+from tensorfleet.training.checkpoint_management import latest_checkpoint, load_variable
+from tensorfleet.training.device_setter import replica_device_setter
+from tensorfleet.training.monitored_session import MonitoredSession, MonitoredTrainingSession
+from tensorfleet.training.saver import Saver
+from tensorfleet.training.saver_hooks import CheckpointSaverHook
+from tensorfleet.training.scaffold import ChiefSessionCreator, Scaffold
+from tensorfleet.training.summary_io import FileWriterCache
+from tensorfleet.training.training_util import get_or_create_global_step
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +150,9 @@ class Estimator:
         directory, when None).
       config: a ``RunConfig`` (a default one, reading ``TF_CONFIG``, when None).
       params: a dict handed to ``model_fn`` and ``input_fn``.
+      warm_start_from: a checkpoint prefix or directory, or a ``WarmStartSettings``:
+        when training starts without a checkpoint in ``model_dir``, the selected
+        variables take their first values from that checkpoint.
     """
 
     def __init__(self, model_fn: Callable[..., EstimatorSpec], model_dir: Optional[str] = None,
@@ -160,8 +175,7 @@ class Estimator:
         if not model_dir:
             model_dir = tempfile.mkdtemp(prefix="tensorfleet_estimator_")
             logger.warning("Using temporary folder as model directory: %s", model_dir)
-        if warm_start_from is not None:
-            logger.warning("Estimator: warm_start_from is not supported and is ignored")
+        self._warm_start_settings = _warm_starting.to_warm_start_settings(warm_start_from)
         self._model_fn = model_fn
         self._config = config.replace(model_dir=model_dir)
         self._model_dir = model_dir
@@ -226,7 +240,6 @@ class Estimator:
         if self._config.device_fn is not None:
             return self._config.device_fn
         if self._config.num_ps_replicas > 0:
-            from tensorfleet.training.device_setter import replica_device_setter
             return replica_device_setter(
                 cluster=self._config.cluster_spec,
                 worker_device=f"/job:{self._config.task_type}/task:{self._config.task_id}")
@@ -239,7 +252,6 @@ class Estimator:
         return g
 
     def _resolve_checkpoint(self, checkpoint_path: Optional[str]) -> Optional[str]:
-        from tensorfleet.training.checkpoint_management import latest_checkpoint
         if checkpoint_path and os.path.isdir(checkpoint_path):
             return latest_checkpoint(checkpoint_path)
         return checkpoint_path or latest_checkpoint(self._model_dir)
@@ -250,7 +262,6 @@ class Estimator:
 
     def get_variable_value(self, name: str) -> np.ndarray:
         """A variable's value in the latest checkpoint."""
-        from tensorfleet.training.checkpoint_management import load_variable
         ckpt = self.latest_checkpoint()
         if ckpt is None:
             raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
@@ -260,7 +271,6 @@ class Estimator:
         ckpt = self.latest_checkpoint()
         if ckpt is None:
             return 0
-        from tensorfleet.training.checkpoint_management import load_variable
         return int(load_variable(ckpt, "global_step"))
 
     # -- train ------------------------------------------------------------------------------
@@ -281,7 +291,6 @@ class Estimator:
         if max_steps is not None and self._checkpoint_step() >= max_steps:
             logger.info("Skipping training since max_steps has already saved.")
             return self
-        from tensorfleet.training.basic_hooks import StopAtStepHook
         all_hooks = list(_check_hooks(hooks, "hooks"))
         if steps is not None or max_steps is not None:
             all_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
@@ -291,10 +300,6 @@ class Estimator:
 
     def _train_model(self, input_fn: Callable[..., Any], hooks: List[Any],
                      listeners: List[Any]) -> Any:
-        from tensorfleet.training import basic_hooks
-        from tensorfleet.training.monitored_session import MonitoredTrainingSession
-        from tensorfleet.training.scaffold import Scaffold
-        from tensorfleet.training.training_util import get_or_create_global_step
         cfg = self._config
         g = self._new_graph()
         with g.as_default():
@@ -304,9 +309,14 @@ class Estimator:
                 features, labels = self._call_input_fn(input_fn, ModeKeys.TRAIN)
                 spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
                 _add_loss_summary(spec.loss)
+            if self._warm_start_settings is not None:
+                # Only the initializers change, so a run that restores its own
+                # checkpoint from model_dir ignores the warm-start checkpoint.
+                ws = self._warm_start_settings
+                logger.info("Warm-starting with WarmStartSettings: %s", ws)
+                _warm_starting.warm_start(*ws)
             scaffold = spec.scaffold or Scaffold()
             if scaffold.saver is None and not g.get_collection("savers"):
-                from tensorfleet.training.saver import Saver
                 g.add_to_collection("savers", Saver(
                     sharded=True, max_to_keep=cfg.keep_checkpoint_max,
                     keep_checkpoint_every_n_hours=cfg.keep_checkpoint_every_n_hours))
@@ -320,7 +330,6 @@ class Estimator:
             save_secs, save_steps = cfg.save_checkpoints_secs, cfg.save_checkpoints_steps
             if listeners and (save_secs or save_steps):
                 # Listeners need the checkpoint hook; it then replaces the default one.
-                from tensorfleet.training.saver_hooks import CheckpointSaverHook
                 chief_hooks.append(CheckpointSaverHook(
                     self._model_dir, save_secs=save_secs, save_steps=save_steps,
                     scaffold=scaffold, listeners=listeners))
@@ -353,9 +362,6 @@ class Estimator:
         ckpt = self._resolve_checkpoint(checkpoint_path)
         if ckpt is None:
             raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
-        from tensorfleet.ops import control_flow_ops
-        from tensorfleet.training.basic_hooks import FinalOpsHook
-        from tensorfleet.training.training_util import get_or_create_global_step
         g = self._new_graph()
         with g.as_default():
             global_step = get_or_create_global_step(g)
@@ -396,8 +402,6 @@ class Estimator:
                         step: Callable[[Any], Any]) -> Iterator[Any]:
         """Yields ``step(session)`` until the session stops (the input ran out, or a
         hook asked); the session restores ``ckpt``, or initializes when it is None."""
-        from tensorfleet.training.monitored_session import MonitoredSession
-        from tensorfleet.training.scaffold import ChiefSessionCreator, Scaffold
         if scaffold is None:
             scaffold = Scaffold()
         creator = ChiefSessionCreator(scaffold=scaffold, master=self._config.evaluation_master,
@@ -445,7 +449,6 @@ class Estimator:
                            "initialization to predict.", self._model_dir)
         g = self._new_graph()
         with g.as_default():
-            from tensorfleet.training.training_util import get_or_create_global_step
             get_or_create_global_step(g)
             features, _ = self._call_input_fn(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT)
@@ -480,7 +483,6 @@ def _python_scalar(v: Any) -> Any:
 
 def _add_loss_summary(loss: Any) -> None:
     try:
-        from tensorfleet.ops import summary_ops
         summary_ops.scalar("loss", loss)
     except (ImportError, AttributeError) as e:  # summaries are an extra, never a failure
         logger.debug("No loss summary: %s", e)
@@ -489,8 +491,6 @@ def _add_loss_summary(loss: Any) -> None:
 def _write_eval_summaries(eval_dir: str, result: Dict[str, Any]) -> None:
     """Writes the scalar metrics as one TensorBoard event at their global step."""
     try:
-        from tensorfleet.ops import summary_ops
-        from tensorfleet.training.summary_io import FileWriterCache
         summary = summary_ops.proto_class("Summary")()
         for k, v in sorted(result.items()):
             if k != "global_step" and np.ndim(v) == 0:

@@ -10,9 +10,10 @@ What a task does follows from its ``TF_CONFIG`` role (``estimator.config``):
   tells the ps tasks it is done and stops its server;
 * ``evaluator``: starts no server. It waits for checkpoints in ``model_dir``,
   evaluates each new one (at most once per ``throttle_secs``), logs the
-  metrics, and stops after evaluating one at ``max_steps`` -- or after
+  metrics, runs the ``eval_spec.exporters``, and stops after evaluating one at ``max_steps`` -- or after
   ``eval_spec.max_wait_secs`` without a new checkpoint;
-* no ``TF_CONFIG``: trains locally, then evaluates the final checkpoint.
+* no ``TF_CONFIG``: trains locally, then evaluates the final checkpoint and runs
+  the exporters (as the final export).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.estimator.estimator import Estimator
+from tensorfleet.estimator.exporter import check_exporters, run_exporters
 from tensorfleet.estimator.run_config import TaskType
+from tensorfleet.distributed.server import Server
+from tensorfleet.training.job_done import join_until_workers_done, signal_workers_done
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +54,8 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
         "input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs",
         "max_wait_secs"])):
     """How to evaluate: ``input_fn``, ``steps`` batches (None: until the input ends),
-    a ``name`` for the results, ``hooks``; the evaluator starts after
+    a ``name`` for the results, ``hooks``, ``exporters`` (an ``Exporter`` or a list of
+    them, run after each evaluation); the evaluator starts after
     ``start_delay_secs``, evaluates at most once per ``throttle_secs``, and gives
     up after ``max_wait_secs`` without a new checkpoint (a tensorfleet addition,
     so that an evaluator whose trainers died does not wait forever)."""
@@ -66,8 +71,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
         if start_delay_secs < 0 or throttle_secs < 0 or max_wait_secs <= 0:
             raise ValueError("start_delay_secs and throttle_secs must be >= 0 and max_wait_secs "
                              "> 0")
-        if exporters:
-            logger.warning("EvalSpec: exporters are not supported and are ignored")
+        exporters = check_exporters(exporters)
         return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), exporters,
                                start_delay_secs, throttle_secs, max_wait_secs)
 
@@ -77,8 +81,9 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
     """Trains and evaluates ``estimator`` in the role ``TF_CONFIG`` gives this task.
 
     Returns:
-      ``(metrics, export_results)``: the last evaluation's metrics (on the
-      evaluator and in local mode; None on other tasks) and an empty list.
+      ``(metrics, export_results)``: the last evaluation's metrics and what the
+      exporters returned after it (on the evaluator and in local mode; None and
+      an empty list on other tasks).
 
     Raises:
       TypeError: wrong argument types.
@@ -105,7 +110,7 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
         _run_trainer(estimator, train_spec)
         return None, []
     if task == TaskType.EVALUATOR:
-        return _run_evaluator(estimator, train_spec, eval_spec), []
+        return _run_evaluator(estimator, train_spec, eval_spec)
     raise ValueError(f"Task type {task!r} is not supported by train_and_evaluate; expected "
                      f"one of chief, worker, ps, evaluator")
 
@@ -113,20 +118,20 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
 def _run_local(estimator: Estimator, train_spec: TrainSpec,
                eval_spec: EvalSpec) -> Tuple[Dict[str, Any], List[Any]]:
     estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
+    ckpt = estimator.latest_checkpoint()
     metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
-                                 hooks=eval_spec.hooks, name=eval_spec.name)
-    return metrics, []
+                                 hooks=eval_spec.hooks, checkpoint_path=ckpt,
+                                 name=eval_spec.name)
+    return metrics, run_exporters(estimator, eval_spec.exporters, ckpt, metrics, True)
 
 
 def _start_server(estimator: Estimator) -> Any:
-    from tensorfleet.distributed.server import Server
     config = estimator.config
     return Server(config.cluster_spec, job_name=config.task_type, task_index=config.task_id,
                   config=config.session_config, start=True)
 
 
 def _run_ps(estimator: Estimator) -> None:
-    from tensorfleet.training.job_done import join_until_workers_done
     server = _start_server(estimator)
     try:
         join_until_workers_done(server, stop=False)
@@ -136,7 +141,6 @@ def _run_ps(estimator: Estimator) -> None:
 
 
 def _run_trainer(estimator: Estimator, train_spec: TrainSpec) -> None:
-    from tensorfleet.training.job_done import signal_workers_done
     config = estimator.config
     server = _start_server(estimator)
     try:
@@ -149,13 +153,15 @@ def _run_trainer(estimator: Estimator, train_spec: TrainSpec) -> None:
 
 
 def _run_evaluator(estimator: Estimator, train_spec: TrainSpec,
-                   eval_spec: EvalSpec) -> Optional[Dict[str, Any]]:
-    """Evaluates new checkpoints until one reaches ``max_steps`` (or none comes)."""
+                   eval_spec: EvalSpec) -> Tuple[Optional[Dict[str, Any]], List[Any]]:
+    """Evaluates new checkpoints until one reaches ``max_steps`` (or none comes), running
+    the exporters after each evaluation."""
     if eval_spec.start_delay_secs:
         logger.info("Waiting %.1f secs before starting evaluation.", eval_spec.start_delay_secs)
         time.sleep(eval_spec.start_delay_secs)
     last_ckpt: Optional[str] = None
     last_metrics: Optional[Dict[str, Any]] = None
+    last_exports: List[Any] = []
     last_new = time.monotonic()
     last_eval = -float("inf")
     while True:
@@ -165,7 +171,7 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec,
             if now - last_new > eval_spec.max_wait_secs:
                 logger.warning("No new checkpoint in %s for %.0f secs; evaluator stops.",
                                estimator.model_dir, eval_spec.max_wait_secs)
-                return last_metrics
+                return last_metrics, last_exports
             time.sleep(_POLL_SECS)
             continue
         last_new = now
@@ -185,10 +191,16 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec,
             continue
         last_ckpt, last_metrics, last_eval = ckpt, metrics, time.monotonic()
         step = metrics.get("global_step", 0)
-        if train_spec.max_steps is not None and step >= train_spec.max_steps:
+        final = train_spec.max_steps is not None and step >= train_spec.max_steps
+        try:
+            last_exports = run_exporters(estimator, eval_spec.exporters, ckpt, metrics, final)
+        except (errors.NotFoundError, errors.DataLossError) as e:
+            logger.warning("Checkpoint %s vanished before it was exported: %s", ckpt, e)
+            last_exports = []
+        if final:
             logger.info("Exiting evaluation, global_step=%d >= train max_steps=%d", step,
                         train_spec.max_steps)
-            return metrics
+            return metrics, last_exports
 
 
 __all__ = ["TrainSpec", "EvalSpec", "train_and_evaluate"]

@@ -1,4 +1,5 @@
-"""Graph, Operation and Tensor: the dataflow graph that every layer builds on."""
+"""Graph and Operation (and Tensor, from ``framework.tensor``): the dataflow graph that
+every layer builds on."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import device as _device
+from tensorfleet.framework.graph_keys import GraphKeys  # noqa: F401  (re-exported)
 from tensorfleet.framework.op_registry import get_op_def
 # Re-exported: callers reach the session hook through this module as before.
 from tensorfleet.framework.tensor import (  # noqa: F401
-    Tensor, default_session_or_raise, register_default_session_fn)
+    Tensor, _register_constant_fn, convert_to_tensor, default_session_or_raise,
+    register_default_session_fn, register_tensor_conversion_function)
 from tensorfleet.framework.tensor_shape import as_shape, unknown_shape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
@@ -63,6 +66,37 @@ class Operation:
         if op not in self._control_inputs:
             self._control_inputs.append(op)
             self.graph._version += 1
+
+    def replace_input(self, index: int, tensor: Tensor) -> None:
+        """Makes input ``index`` read ``tensor`` instead (graph rewrites)."""
+        self._inputs[index] = tensor
+        self.graph._version += 1
+
+    def remove_control_input(self, op: "Operation") -> None:
+        """Drops the control edge from ``op``; ValueError when there is none."""
+        self._control_inputs.remove(op)
+        self.graph._version += 1
+
+    def add_output(self, dtype: _dtypes.DType, shape: Any = None) -> Tensor:
+        """Appends one output (a rewrite giving an op more results); returns it."""
+        t = Tensor(self, len(self._outputs), dtype, as_shape(shape))
+        self._outputs.append(t)
+        self.graph._version += 1
+        return t
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Sets attr ``name`` (graph rewrites); the graph's version moves on."""
+        self.attrs[name] = value
+        self.graph._version += 1
+
+    @property
+    def schedule_key(self) -> float:
+        """Where the local executor puts this op among ready ops (creation order)."""
+        return self._id
+
+    def set_schedule_key(self, key: float) -> None:
+        """Lets this op run earlier or later than creation order would (same results)."""
+        self._id = key
 
     def get_attr(self, name: str) -> Any:
         """The value of attr ``name``; ValueError naming the op when absent."""
@@ -298,6 +332,62 @@ class Graph:
             self._version += 1
         return op
 
+    def add_imported_op(self, op_type: str, name: str, inputs: Sequence[Tensor],
+                        output_dtypes: Sequence[_dtypes.DType], output_shapes: Sequence[Any],
+                        attrs: Dict[str, Any], device: str,
+                        control_inputs: Sequence[Operation]) -> Operation:
+        """Adds an op exactly as described (name, device, output shapes kept), as an
+        import does; no scope, device function or control context applies."""
+        with self._lock:
+            if name in self._ops_by_name:
+                raise ValueError(f"duplicate node name {name!r}")
+            op = Operation(self, op_type, name, inputs, output_dtypes, attrs, device,
+                           control_inputs)
+            for t, s in zip(op._outputs, output_shapes):
+                t._shape = as_shape(s)
+            self._ops.append(op)
+            self._ops_by_name[name] = op
+            self._names_in_use[name.lower()] = 1
+            self._version += 1
+        return op
+
+    def has_operation(self, name: str) -> bool:
+        """Whether an op named ``name`` exists in this graph."""
+        return name in self._ops_by_name
+
+    def release_name(self, name: str) -> None:
+        """Frees ``name`` claimed by a name scope so one op can take it exactly."""
+        with self._lock:
+            if name in self._ops_by_name:
+                raise ValueError(f"An op named {name!r} already exists in the graph")
+            self._names_in_use.pop(name.lower(), None)
+
+    def move_operations(self, ops: Sequence[Operation], position: int) -> None:
+        """Puts ``ops`` (in that order) at ``position`` of the op order, keeping the order
+        of the ops after it; graph order must stay topological."""
+        with self._lock:
+            moved = set(ops)
+            rest = [op for op in self._ops[position:] if op not in moved]
+            self._ops[position:] = list(ops) + rest
+            self._version += 1
+
+    def remove_operations(self, ops: Any, collection_starts: Optional[Dict[str, int]] = None
+                          ) -> None:
+        """Removes ``ops`` and the collection entries naming them, from each collection's
+        ``collection_starts`` position on (0 when not given)."""
+        body = set(ops)
+        starts = collection_starts or {}
+        with self._lock:
+            self._ops[:] = [op for op in self._ops if op not in body]
+            for op in body:
+                self._ops_by_name.pop(op.name, None)
+            for key, items in self._collections.items():
+                start = starts.get(key, 0)
+                items[start:] = [x for x in items[start:]
+                                 if not (isinstance(x, (Tensor, Operation))
+                                         and (x.op if isinstance(x, Tensor) else x) in body)]
+            self._version += 1
+
     def get_operations(self) -> List[Operation]:
         return list(self._ops)
 
@@ -376,35 +466,6 @@ class Graph:
         return _graph_def_writers()[0](self)
 
 
-class GraphKeys:
-    """Standard collection names."""
-
-    GLOBAL_VARIABLES = "variables"
-    VARIABLES = "variables"
-    LOCAL_VARIABLES = "local_variables"
-    TRAINABLE_VARIABLES = "trainable_variables"
-    MODEL_VARIABLES = "model_variables"
-    SUMMARIES = "summaries"
-    QUEUE_RUNNERS = "queue_runners"
-    TABLE_INITIALIZERS = "table_initializer"
-    GLOBAL_STEP = "global_step"
-    UPDATE_OPS = "update_ops"
-    LOSSES = "losses"
-    REGULARIZATION_LOSSES = "regularization_losses"
-    INIT_OP = "init_op"
-    LOCAL_INIT_OP = "local_init_op"
-    READY_OP = "ready_op"
-    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
-    SUMMARY_OP = "summary_op"
-    SAVERS = "savers"
-    CONCATENATED_VARIABLES = "concatenated_variables"
-    TRAIN_OP = "train_op"
-    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
-    RESOURCES = "resources"
-    LOCAL_RESOURCES = "local_resources"
-    EVAL_STEP = "eval_step"
-
-
 _global_default_graph: Optional[Graph] = None
 _local = threading.local()
 
@@ -436,21 +497,12 @@ def reset_default_graph() -> None:
     _global_default_graph = Graph()
 
 
-_CONVERSIONS: List[tuple] = []
-_constant_fn: Optional[Callable[..., Tensor]] = None
+# An Operation has no value to convert; registered first, so it wins over every other rule.
+def _refuse_operation(value: Operation, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+    raise TypeError(f"Can't convert Operation '{value.name}' to Tensor")
 
 
-def register_tensor_conversion_function(base_type: type, fn: Callable[..., Tensor]) -> None:
-    """Lets ``convert_to_tensor`` accept instances of ``base_type`` (e.g. Variable)."""
-    _CONVERSIONS.append((base_type, fn))
-
-
-def _register_constant_fn(fn: Callable[..., Tensor]) -> None:
-    # The op families live in a layer above this one; they hand their constant
-    # constructor (which also packs lists holding tensors) down here.
-    global _constant_fn
-    _constant_fn = fn
-
+register_tensor_conversion_function(Operation, _refuse_operation)
 
 _graph_def_fns: Optional[tuple] = None
 
@@ -468,33 +520,6 @@ def _graph_def_writers() -> tuple:
         raise RuntimeError("tensorfleet.framework.graph_def is not loaded; import tensorfleet "
                            "first.")
     return _graph_def_fns
-
-
-def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
-                      preferred_dtype: Any = None) -> Tensor:
-    """Returns ``value`` as a Tensor, making a constant from Python/numpy values.
-
-    Raises:
-      TypeError/ValueError: if ``value`` has a dtype other than the requested one.
-    """
-    if isinstance(value, Tensor):
-        if dtype is not None and _dtypes.as_dtype(dtype) is not value.dtype:
-            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
-                             f"for Tensor with dtype {value.dtype.name}: {value!r}")
-        return value
-    for base, fn in _CONVERSIONS:
-        if isinstance(value, base):
-            return fn(value, dtype=dtype, name=name)
-    if isinstance(value, Operation):
-        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor")
-    if _constant_fn is None:
-        raise RuntimeError("tensorfleet.ops is not loaded; import tensorfleet first.")
-    if dtype is None and preferred_dtype is not None:
-        try:
-            return _constant_fn(value, dtype=preferred_dtype, name=name or "Const")
-        except (TypeError, ValueError):
-            pass
-    return _constant_fn(value, dtype=dtype, name=name or "Const")
 
 
 def name_scope(name: Optional[str], default_name: Optional[str] = None,

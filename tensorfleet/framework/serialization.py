@@ -241,7 +241,7 @@ def _import_node(graph: Graph, nd: Any, i: int, prefix: str,
         raise errors.NotFoundError(None, None, f"Op type not registered: {op_type!r} "
                                    f"(node {name!r})")
     name = prefix + name
-    if name in graph._ops_by_name:
+    if graph.has_operation(name):
         raise _bad(f"duplicate node name {name!r}")
     inputs, ctrl = [], []
     raw_inputs = nd.get("input", [])
@@ -270,15 +270,10 @@ def _import_node(graph: Graph, nd: Any, i: int, prefix: str,
     device = nd.get("device", "")
     if not isinstance(device, str):
         raise _bad(f"node {name!r}: device must be a string")
-    with graph._lock:
-        op = Operation(graph, op_type, name, inputs, dts, attrs, device, ctrl)
-        for t, s in zip(op.outputs, shapes):
-            t._shape = s
-        graph._ops.append(op)
-        graph._ops_by_name[name] = op
-        graph._names_in_use[name.lower()] = 1
-        graph._version += 1
-    return op
+    try:
+        return graph.add_imported_op(op_type, name, inputs, dts, shapes, attrs, device, ctrl)
+    except ValueError as e:  # the name was taken meanwhile
+        raise _bad(str(e)) from None
 
 
 __all__ = ["SubGraph", "graph_to_plain", "import_graph_def", "encode_array", "decode_array",

@@ -16,6 +16,7 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops.op_util import const_value, make_tensor
+from tensorfleet.ops import math_ops
 
 # Integer-valued or shape-valued outputs carry no gradient; random ops are
 # declared here too because they have no gradient file of their own.
@@ -37,7 +38,6 @@ def _static_shape(t: Any) -> Optional[List[int]]:
 
 def _math() -> Any:
     # math_ops imports array_ops, so it is loaded lazily where a gradient needs it.
-    from tensorfleet.ops import math_ops
     return math_ops
 
 

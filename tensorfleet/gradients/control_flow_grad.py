@@ -14,6 +14,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients import state_grad  # noqa: F401 - registers the state ops
 from tensorfleet.gradients.registry import no_gradient, register_gradient
+from tensorfleet.ops import control_flow_ops, math_ops
 
 no_gradient("NoOp")
 no_gradient("Assert")
@@ -26,7 +27,6 @@ def _print_grad(op: Any, grad: Any) -> List[Optional[Any]]:
 
 
 def _merge_grads(grads: List[Any]) -> Any:
-    from tensorfleet.ops import control_flow_ops
     if any(isinstance(g, IndexedSlices) for g in grads) and not all(
             isinstance(g, IndexedSlices) for g in grads):
         grads = [convert_to_tensor(g) for g in grads]
@@ -47,7 +47,6 @@ def _switch_pred(t: Tensor) -> Optional[Tensor]:
 
 @register_gradient("Merge")
 def _merge_grad(op: Any, grad: Any, _index_grad: Any = None) -> List[Optional[Any]]:
-    from tensorfleet.ops import control_flow_ops
     if grad is None:
         return [None] * len(op.inputs)
     preds = [_switch_pred(t) for t in op.inputs]
@@ -55,7 +54,6 @@ def _merge_grad(op: Any, grad: Any, _index_grad: Any = None) -> List[Optional[An
         # A cond's merge: each input is one side of a Switch on the predicate.
         sides = control_flow_ops.switch(grad, preds[0])
         return [sides[t.value_index] for t in op.inputs]
-    from tensorfleet.ops import math_ops
     out = []
     for i in range(len(op.inputs)):
         taken = math_ops.equal(op.outputs[1], i)

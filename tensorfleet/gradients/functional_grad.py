@@ -26,7 +26,6 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Graph, Operation, Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.serialization import SubGraph, graph_to_plain, import_graph_def
-from tensorfleet.framework.tensor_shape import unknown_shape
 from tensorfleet.gradients.gradients_impl import gradients
 from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import array_ops, functional_ops, functional_trace, math_ops
@@ -104,10 +103,9 @@ def _add_records(op: Operation, needed: List[Tensor], plain: Dict[str, Any]) -> 
     for t in needed:
         if t.name not in record:
             record.append(t.name)
-            op._outputs.append(Tensor(op, len(op._outputs), _dtypes.variant, unknown_shape()))
-    a["body"] = SubGraph(plain)
-    a["body_record"] = record
-    op.graph._version += 1
+            op.add_output(_dtypes.variant)
+    op.set_attr("body", SubGraph(plain))
+    op.set_attr("body_record", record)
     return [op.outputs[n_fixed + record.index(t.name)] for t in needed]
 
 

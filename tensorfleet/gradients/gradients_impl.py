@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import get_gradient_fn
+from tensorfleet.ops import array_ops, math_ops
 
 
 def _as_list(x: Any) -> List[Any]:
@@ -35,7 +36,6 @@ def _reachable_from(xs_ops: Set[Operation], graph: Any) -> Set[Operation]:
 
 
 def _aggregate(grads: List[Any]) -> Any:
-    from tensorfleet.ops import array_ops, math_ops
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
@@ -57,7 +57,6 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     Returns a list with one entry per ``x``: a Tensor, an ``IndexedSlices`` for
     sparse gradients, or None when ``x`` does not influence ``ys``.
     """
-    from tensorfleet.ops import array_ops
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     xs = [convert_to_tensor(x) for x in _as_list(xs)]
     stops = {convert_to_tensor(s).op for s in _as_list(stop_gradients)} if stop_gradients else set()
@@ -131,7 +130,6 @@ class _null:
 
 
 def _call_grad(op: Operation, out_grads: List[Any], colocate: bool) -> Sequence[Any]:
-    from tensorfleet.ops import array_ops
     try:
         fn = get_gradient_fn(op.type)
     except LookupError:

@@ -18,6 +18,8 @@ from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops.math_ops_reduce import broadcast_gradient_args, reduced_shape
 from tensorfleet.ops.op_util import const_value
+from tensorfleet.ops import array_ops
+from tensorfleet.ops.array_ops import cast, reshape, shape, size, where, zeros_like
 
 for _t in ["FloorDiv", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
            "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "All", "Any",
@@ -60,7 +62,6 @@ def sum_to(grad: Any, x: Any, other_shape: TensorShape) -> Any:
         if lead:
             grad = M.reduce_sum(grad, lead)
         return grad
-    from tensorfleet.ops.array_ops import reshape, shape
     sx = shape(x)
     rx, _ = broadcast_gradient_args(sx, shape(grad))
     return reshape(M.reduce_sum(grad, rx), sx)
@@ -106,7 +107,6 @@ def _floormod_grad(op: Any, grad: Any) -> List[Any]:
 
 @register_gradient("Pow")
 def _pow_grad(op: Any, grad: Any) -> List[Any]:
-    from tensorfleet.ops.array_ops import where, zeros_like
     x, y = op.inputs
     z = op.outputs[0]
     gx = M.multiply(grad, M.multiply(y, M.pow(x, M.subtract(y, 1))))
@@ -117,7 +117,6 @@ def _pow_grad(op: Any, grad: Any) -> List[Any]:
 
 
 def _minmax_grad(op: Any, grad: Any, select: Any) -> List[Any]:
-    from tensorfleet.ops.array_ops import cast
     x, y = op.inputs
     # Ties send the whole gradient to x, as TensorFlow does.
     gx = M.multiply(grad, cast(select(x, y), grad.dtype))
@@ -219,7 +218,6 @@ def _abs_grad(op: Any, grad: Any) -> Any:
 
 @register_gradient("Sign")
 def _sign_grad(op: Any, grad: Any) -> Any:
-    from tensorfleet.ops.array_ops import zeros_like
     return zeros_like(op.inputs[0])
 
 
@@ -286,14 +284,12 @@ def _keep_dims_shape(op: Any) -> Any:
         unknown = sum(d is None for d in dims)
         if unknown <= 1:
             return [-1 if d is None else d for d in dims]
-    from tensorfleet.ops.array_ops import shape
     return reduced_shape(shape(x), None if len(op.inputs) == 1 else op.inputs[1])
 
 
 def _to_keep_dims(op: Any, t: Any) -> Any:
     if op.attrs["keep_dims"]:
         return t
-    from tensorfleet.ops.array_ops import reshape
     return reshape(t, _keep_dims_shape(op))
 
 
@@ -301,7 +297,6 @@ def _broadcast_like(g: Any, x: Any) -> Any:
     """``g`` (broadcastable to ``x``) expanded to the full shape of ``x``."""
     if x.shape.is_fully_defined() and g.shape == x.shape:
         return g
-    from tensorfleet.ops import array_ops
     return M.add(g, array_ops.zeros_like(x))
 
 
@@ -316,7 +311,6 @@ def _spread(op: Any, g: Any) -> Any:
     reduces_all = len(op.inputs) == 1 or (axes is not None and len(axes) == x.shape.ndims)
     if reduces_all and not op.attrs["keep_dims"]:
         # A scalar gradient: one Fill (of a constant shape when it is known).
-        from tensorfleet.ops import array_ops
         dims = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
         return array_ops.fill(dims, g)
     return _broadcast_like(_to_keep_dims(op, g), x)
@@ -336,7 +330,6 @@ def _mean_grad(op: Any, grad: Any) -> List[Any]:
         count = int(np.prod(dims, dtype=np.int64))
         scaled = M.multiply(grad, 1.0 / max(count, 1))
     else:
-        from tensorfleet.ops.array_ops import cast, size
         count_t = cast(size(x), grad.dtype)
         if y.shape.is_fully_defined():
             # The output size is static (1 for a full reduction): one division less.
@@ -350,7 +343,6 @@ def _mean_grad(op: Any, grad: Any) -> List[Any]:
 
 
 def _extremum_grad(op: Any, grad: Any) -> List[Any]:
-    from tensorfleet.ops.array_ops import cast
     x = op.inputs[0]
     y = _to_keep_dims(op, op.outputs[0])
     g = _to_keep_dims(op, grad)

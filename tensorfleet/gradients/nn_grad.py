@@ -14,6 +14,7 @@ from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import nn_ops_conv as C
+from tensorfleet.ops.array_ops import expand_dims, shape, zeros_like
 
 no_gradient("InTopK")
 # The backward ops of conv/pool/bias have no gradients of their own (no second
@@ -55,7 +56,6 @@ def _leaky_relu_grad(op: Any, grad: Any) -> Any:
 @register_gradient("ReluGrad")
 def _relu_grad_grad(op: Any, grad: Any) -> List[Any]:
     # ReluGrad is linear in its incoming gradient, with the same mask.
-    from tensorfleet.ops.array_ops import zeros_like
     return [N.activation_grad("ReluGrad", grad, op.inputs[1]), zeros_like(op.inputs[1])]
 
 
@@ -89,7 +89,6 @@ def _l2_loss_grad(op: Any, grad: Any) -> Any:
 # -- losses --------------------------------------------------------------------------------
 
 def _expand_last(grad: Any, axis: int) -> Any:
-    from tensorfleet.ops.array_ops import expand_dims
     return expand_dims(grad, axis)
 
 
@@ -129,7 +128,6 @@ def _shape_of(t: Any) -> Any:
     """Static shape as a constant list when known (no op needed), else ``tf.shape``."""
     if t.shape.is_fully_defined():
         return t.shape.as_list()
-    from tensorfleet.ops.array_ops import shape
     return shape(t)
 
 

@@ -232,6 +232,3 @@ def _split_v(ctx: KernelContext, x: Any, sizes: Any, axis: Any) -> Tuple[np.ndar
                       f"split_dim if not fully specified.  Got: {sum(sz)} vs. {dim}")
     return tuple(np.split(x, np.cumsum(sz[:-1]), axis=a))
 
-
-# The rest of the family registers itself on import.
-from tensorfleet.kernels import array_kernels_more  # noqa: E402,F401

@@ -255,6 +255,3 @@ def _in_top_k(ctx: KernelContext, pred: Any, targets: Any) -> np.ndarray:
     above = (pred > tp[:, None]).sum(axis=1)
     finite = np.isfinite(pred).all(axis=1)
     return valid & finite & (above < ctx.attrs["k"])
-
-
-from tensorfleet.kernels import nn_conv_kernels  # noqa: E402,F401  (registers conv/pool)

@@ -17,6 +17,7 @@ from PIL import Image
 
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
+from tensorfleet.ops.tbx_loader import tbx_module
 
 # TensorBoard's DataType enum value for strings (types.proto), used by text summaries.
 _DT_STRING = 7
@@ -29,7 +30,6 @@ _BAD_COLOR = np.array([255, 0, 0, 255], dtype=np.uint8)
 @functools.lru_cache(maxsize=None)
 def protos() -> Any:
     """The tensorboardX protobuf modules: ``(summary_pb2, tensor_pb2, tensor_shape_pb2)``."""
-    from tensorfleet.ops.tbx_loader import tbx_module
     summary_pb2 = tbx_module("proto.summary_pb2")
     tensor_pb2 = tbx_module("proto.tensor_pb2")
     tensor_shape_pb2 = tbx_module("proto.tensor_shape_pb2")

@@ -30,6 +30,7 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, scalar, unknown_shape
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
+from tensorfleet.ops.array_ops import cast
 
 # -- op registrations ---------------------------------------------------------------------
 
@@ -78,7 +79,6 @@ def _as_int64(v: Any, name: str) -> Tensor:
     if t.shape.ndims not in (None, 0):
         raise ValueError(f"{name} must be a scalar, got shape {t.shape}")
     if t.dtype is not _dtypes.int64:
-        from tensorfleet.ops.array_ops import cast
         t = cast(t, _dtypes.int64, name=f"{name}_int64")
     return t
 
@@ -258,10 +258,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
             else:
                 shp = convert_to_tensor([], dtype=_dtypes.int64, name="no_shape")
             if idx.dtype is not _dtypes.int64:
-                from tensorfleet.ops.array_ops import cast
                 idx = cast(idx, _dtypes.int64)
             if shp.dtype is not _dtypes.int64:
-                from tensorfleet.ops.array_ops import cast
                 shp = cast(shp, _dtypes.int64)
             return make_op("SparseAccumulatorApplyGradient",
                            [self._accumulator_ref, step, idx, vals, shp], [],

@@ -22,6 +22,7 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs, same_shape
+from tensorfleet.ops import array_ops, math_ops
 
 
 def _switch_shape(op: Operation) -> List[TensorShape]:
@@ -60,9 +61,7 @@ def _name_like_scope(graph: Graph, scope: str, build: Callable[[str], Any]) -> A
     """
     name = scope[:-1] if scope.endswith("/") else scope
     with graph._lock:
-        if name in graph._ops_by_name:
-            raise ValueError(f"An op named {name!r} already exists in the graph")
-        graph._names_in_use.pop(name.lower(), None)
+        graph.release_name(name)
         with graph.name_scope(None):
             return build(name)
 
@@ -144,7 +143,6 @@ class _nullctx:
 def with_dependencies(dependencies: Sequence[Any], output_tensor: Any,
                       name: Optional[str] = None) -> Any:
     """``output_tensor``'s value, available only after ``dependencies`` have run."""
-    from tensorfleet.ops import array_ops
     is_slices = isinstance(output_tensor, IndexedSlices)
     values = output_tensor.values if is_slices else convert_to_tensor(output_tensor)
     g = values.graph
@@ -261,7 +259,6 @@ class _CondBuilder:
     """Builds the two branches of one cond and rewires their external inputs."""
 
     def __init__(self, graph: Graph, pred: Tensor):
-        from tensorfleet.ops import array_ops
         self.g = graph
         p_false, p_true = switch(pred, pred)
         self.pivots = (array_ops.identity(p_false, name="switch_f"),
@@ -295,7 +292,6 @@ class _CondBuilder:
 
     def branch(self, fn: Callable[[], Any], branch: int) -> Tuple[Any, List[Any]]:
         """Runs ``fn``; returns (structure spec, flat results, each gated by a Switch)."""
-        from tensorfleet.ops import array_ops
         g = self.g
         pivot = self.pivots[branch]
         n0 = len(g.get_operations())
@@ -333,11 +329,7 @@ class _CondBuilder:
         """
         if not self.created:
             return
-        g = self.g
-        with g._lock:
-            moved = set(self.created)
-            rest = [op for op in g._ops[pos:] if op not in moved]
-            g._ops[pos:] = self.created + rest
+        self.g.move_operations(self.created, pos)
 
     def _rewire(self, new_ops: List[Operation], pivot: Operation, branch: int) -> None:
         own = set(new_ops)
@@ -352,13 +344,12 @@ class _CondBuilder:
                     gated_by_data = (gated_by_data or t.op in inside
                                      or t is self.pivots[branch])
                     continue
-                op._inputs[i] = self._external(t, branch)
+                op.replace_input(i, self._external(t, branch))
                 gated_by_data = True
             if gated_by_data:
                 # A dead data input already stops this op; the control edge to the
                 # pivot would only cost a message when the op sits on another task.
-                op._control_inputs.remove(pivot)
-        self.g._version += 1
+                op.remove_control_input(pivot)
 
 
 def cond(pred: Any, true_fn: Optional[Callable[[], Any]] = None,
@@ -438,7 +429,6 @@ def case(pred_fn_pairs: Any, default: Optional[Callable[[], Any]] = None,
     with g.name_scope(name):
         preds = [convert_to_tensor(p) for p, _ in pairs]
         if exclusive and len(preds) > 1:
-            from tensorfleet.ops import array_ops, math_ops
             count = math_ops.reduce_sum(array_ops.cast(array_ops.stack(preds), _dtypes.int32))
             check = Assert(math_ops.less_equal(count, 1),
                            ["More than one condition evaluated as True:", array_ops.stack(preds)])

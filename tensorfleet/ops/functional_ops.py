@@ -193,7 +193,7 @@ def build_while(g: Graph, cond: Callable[..., Any], body: Callable[..., Any], sp
     shapes = list(spec.invariants) + [scalar()]
     ctrl = []
     for c in c_tr.external_control + b_tr.external_control:
-        if c not in ctrl and c.graph is g and c.name in g._ops_by_name:
+        if c not in ctrl and c.graph is g and g.has_operation(c.name):
             ctrl.append(c)
     anchor = variables[0] if variables else colocate
 

@@ -187,18 +187,9 @@ def trace(graph: Graph, args: List[Tensor], call: Callable[[], Any],
 
 def _remove_ops(graph: Graph, body: Set[Operation], n0: int,
                 coll_lengths: Dict[str, int]) -> None:
-    with graph._lock:
-        graph._ops[n0:] = [op for op in graph._ops[n0:] if op not in body]
-        for op in body:
-            graph._ops_by_name.pop(op.name, None)
-        # A collection entry made by the function (a summary, an update op) names an op
-        # that now lives in the sub-graph only.
-        for key, items in graph._collections.items():
-            start = coll_lengths.get(key, 0)
-            items[start:] = [x for x in items[start:]
-                             if not (isinstance(x, (Tensor, Operation))
-                                     and (x.op if isinstance(x, Tensor) else x) in body)]
-        graph._version += 1
+    # A collection entry made by the function (a summary, an update op) names an op
+    # that now lives in the sub-graph only.
+    graph.remove_operations(body, coll_lengths)
 
 
 def inline(graph: Graph, nodes: Sequence[Operation],

@@ -17,6 +17,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, get_seed
 from tensorfleet.framework.tensor_shape import as_shape
+from tensorfleet.ops import array_ops, random_ops, variables
 
 
 def _shape_list(shape: Any, what: str) -> List[int]:
@@ -61,7 +62,6 @@ class Zeros(Initializer):
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import array_ops
         return array_ops.zeros(_shape_list(shape, "zeros_initializer"), self._dtype(dtype))
 
     def get_config(self) -> Dict[str, Any]:
@@ -75,7 +75,6 @@ class Ones(Initializer):
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import array_ops
         return array_ops.ones(_shape_list(shape, "ones_initializer"), self._dtype(dtype))
 
     def get_config(self) -> Dict[str, Any]:
@@ -94,7 +93,6 @@ class Constant(Initializer):
         self.verify_shape = verify_shape
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import array_ops
         dt = self._dtype(dtype)
         dims = _shape_list(shape, "constant_initializer")
         arr = np.asarray(self.value)
@@ -119,7 +117,6 @@ class RandomUniform(Initializer):
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import random_ops
         return random_ops.random_uniform(_shape_list(shape, "random_uniform_initializer"),
                                          self.minval, self.maxval, self._dtype(dtype),
                                          seed=self.seed)
@@ -138,7 +135,6 @@ class RandomNormal(Initializer):
         self.dtype = _float_dtype(dtype, "random_normal_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import random_ops
         dt = _float_dtype(self._dtype(dtype), "random_normal_initializer")
         return random_ops.random_normal(_shape_list(shape, "random_normal_initializer"),
                                         self.mean, self.stddev, dt, seed=self.seed)
@@ -157,7 +153,6 @@ class TruncatedNormal(Initializer):
         self.dtype = _float_dtype(dtype, "truncated_normal_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import random_ops
         dt = _float_dtype(self._dtype(dtype), "truncated_normal_initializer")
         return random_ops.truncated_normal(_shape_list(shape, "truncated_normal_initializer"),
                                            self.mean, self.stddev, dt, seed=self.seed)
@@ -200,7 +195,6 @@ class VarianceScaling(Initializer):
         self.dtype = _float_dtype(dtype, "variance_scaling_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import random_ops
         dt = _float_dtype(self._dtype(dtype), "variance_scaling_initializer")
         dims = _shape_list(shape, "variance_scaling_initializer")
         if partition_info is not None and getattr(partition_info, "full_shape", None):
@@ -251,7 +245,6 @@ class UniformUnitScaling(Initializer):
         self.dtype = _float_dtype(dtype, "uniform_unit_scaling_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import random_ops
         dims = _shape_list(shape, "uniform_unit_scaling_initializer")
         input_size = float(np.prod(dims[:-1])) if len(dims) > 1 else (dims[0] if dims else 1.0)
         limit = math.sqrt(3.0 / max(1.0, input_size)) * self.factor
@@ -274,7 +267,6 @@ class Orthogonal(Initializer):
         self.dtype = _float_dtype(dtype, "orthogonal_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import array_ops
         dims = _shape_list(shape, "orthogonal_initializer")
         if len(dims) < 2:
             raise ValueError("The tensor to initialize must be at least two-dimensional")
@@ -300,7 +292,6 @@ class Identity(Initializer):
         self.dtype = _float_dtype(dtype, "identity_initializer")
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        from tensorfleet.ops import array_ops
         dims = _shape_list(shape, "identity_initializer")
         if len(dims) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
@@ -346,7 +337,6 @@ def lecun_uniform(seed: Optional[int] = None) -> VarianceScaling:
 
 def _lazy_variables(name: str) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
-        from tensorfleet.ops import variables
         return getattr(variables, name)(*args, **kwargs)
     call.__name__ = name
     return call

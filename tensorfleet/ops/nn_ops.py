@@ -17,7 +17,10 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_seed
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar, unknown_shape
 from tensorfleet.ops import embedding_ops as _embedding_ops
+from tensorfleet.ops.array_ops import cast
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops.nn_ops_conv import (  # noqa: F401  (re-exported)
+    avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool)
 from tensorfleet.ops.op_util import (const_value, convert_pair, make_op, make_tensor,
                                      same_shape)
 
@@ -326,7 +329,6 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
     kp = keep_prob if isinstance(keep_prob, Tensor) else convert_to_tensor(keep_prob,
                                                                            dtype=x.dtype)
     if kp.dtype is not x.dtype:
-        from tensorfleet.ops.array_ops import cast
         kp = cast(kp, x.dtype)
     ns = None
     if noise_shape is not None:
@@ -403,10 +405,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "dropout", "embedding_lookup", "in_top_k",
     "moments", "l2_normalize", "sigmoid", "tanh",
+    # Convolution and pooling, defined in nn_ops_conv.
+    "conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool", "avg_pool",
 ]
-
-# Convolution and pooling: a separate file to keep both readable.
-from tensorfleet.ops import nn_ops_conv as _conv  # noqa: E402
-from tensorfleet.ops.nn_ops_conv import *  # noqa: E402,F401,F403
-
-__all__ += _conv.__all__

@@ -16,6 +16,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops.op_util import const_value, convert_pair, make_tensor
+from tensorfleet.ops.array_ops import transpose
 
 _PADDINGS = ("SAME", "VALID")
 
@@ -111,14 +112,12 @@ def _check_common(padding: Any, data_format: Optional[str], op: str) -> Tuple[st
 def _to_nhwc(x: Tensor, fmt: str) -> Tensor:
     if fmt == "NHWC":
         return x
-    from tensorfleet.ops.array_ops import transpose
     return transpose(x, [0, 2, 3, 1])
 
 
 def _from_nhwc(x: Tensor, fmt: str) -> Tensor:
     if fmt == "NHWC":
         return x
-    from tensorfleet.ops.array_ops import transpose
     return transpose(x, [0, 3, 1, 2])
 
 

@@ -18,6 +18,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops.array_ops import shape_from_tensor, shape_tensor
 from tensorfleet.ops.op_util import const_value, make_tensor, same_shape
+from tensorfleet.ops import math_ops
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +64,6 @@ def _is_number(v: Any, value: float) -> bool:
 
 def _scale_shift(x: Tensor, scale: Any, shift: Any) -> Tensor:
     """``x * scale + shift``, skipping the multiply by 1 and the add of 0."""
-    from tensorfleet.ops import math_ops  # math_ops imports array_ops; keep this lazy
     if not _is_number(scale, 1.0):
         x = math_ops.multiply(x, convert_to_tensor(scale, dtype=x.dtype))
     if not _is_number(shift, 0.0):
@@ -125,7 +125,6 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None,
             maxval = 1
         if not isinstance(minval, Tensor) and not isinstance(maxval, Tensor):
             return _scale_shift(x, float(maxval) - float(minval), float(minval))
-        from tensorfleet.ops import math_ops
         lo = convert_to_tensor(minval, dtype=dt)
         hi = convert_to_tensor(maxval, dtype=dt)
         return math_ops.add(math_ops.multiply(x, math_ops.subtract(hi, lo)), lo)

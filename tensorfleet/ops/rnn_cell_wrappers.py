@@ -78,7 +78,8 @@ class DropoutWrapper(_Wrapper):
     placeholder fed 1.0 for evaluation); 1.0 as a float adds no op. The state
     is filtered by ``dropout_state_filter_visitor(substate)``, which returns a
     bool or a structure of bools: by default every state except the ``c`` of
-    an ``LSTMStateTuple`` is dropped. Fresh masks are drawn at every step.
+    an ``LSTMStateTuple`` is dropped. ``seed`` makes the input, state and output
+    masks reproducible (each derives its own op seed from it).
     """
 
     def __init__(self, cell: RNNCell, input_keep_prob: Any = 1.0, output_keep_prob: Any = 1.0,

@@ -17,8 +17,9 @@ from tensorfleet.framework.graph import (Graph, GraphKeys, Operation, Tensor, co
                                          get_default_graph, register_tensor_conversion_function)
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from tensorfleet.ops import state_ops
+from tensorfleet.ops import array_ops, control_flow_ops, math_ops, state_ops
 from tensorfleet.ops.control_flow_ops import _name_like_scope
+from tensorfleet.framework.graph import default_session_or_raise
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,6 @@ class Variable:
     def initialized_value(self) -> Tensor:
         """The value once initialized: the current value if initialized, else the initial
         value (so other variables can be initialized from this one)."""
-        from tensorfleet.ops import control_flow_ops
         with self.graph.control_dependencies(None):
             return control_flow_ops.cond(state_ops.is_variable_initialized(self),
                                          self.read_value, lambda: self._initial_value)
@@ -199,7 +199,6 @@ class Variable:
 
     def load(self, value: Any, session: Any = None) -> None:
         """Writes ``value`` into the variable through its initializer's feed."""
-        from tensorfleet.framework.graph import default_session_or_raise
         sess = session or default_session_or_raise()
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
@@ -292,7 +291,6 @@ class Variable:
 
 
 def _identity(x: Tensor, name: str) -> Tensor:
-    from tensorfleet.ops import array_ops
     return array_ops.identity(x, name=name)
 
 
@@ -367,7 +365,6 @@ def moving_average_variables(scope: Optional[str] = None) -> List[Variable]:
 
 def variables_initializer(var_list: List[Variable], name: str = "init") -> Operation:
     """One op that runs the initializers of ``var_list`` (a no-op when empty)."""
-    from tensorfleet.ops import control_flow_ops
     if var_list:
         return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
     return control_flow_ops.no_op(name=name)
@@ -410,7 +407,6 @@ def _default_var_list() -> List[Variable]:
 def assert_variables_initialized(var_list: Optional[List[Variable]] = None) -> Optional[Operation]:
     """An op that fails with FailedPreconditionError-like InvalidArgument when any
     variable of ``var_list`` (default: all) is uninitialized; None for an empty list."""
-    from tensorfleet.ops import array_ops, control_flow_ops, math_ops
     var_list = _default_var_list() if var_list is None else list(var_list)
     if not var_list:
         return None
@@ -433,7 +429,6 @@ def report_uninitialized_variables(var_list: Optional[List[Variable]] = None,
     Each check runs on its variable's task; the names are gathered where the
     caller's session runs.
     """
-    from tensorfleet.ops import array_ops, math_ops
     var_list = _default_var_list() if var_list is None else list(var_list)
     g = get_default_graph()
     with g.name_scope(name):

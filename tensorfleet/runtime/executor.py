@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import queue
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
@@ -83,6 +83,93 @@ def topological_order(ops: List[Operation], feeds: Set[Tensor] = frozenset()) ->
 # Ops that take a variable reference without changing its buffer in place
 # (Assign swaps in a new buffer), so earlier reads of it stay valid.
 NON_MUTATING_REF_OPS = {"Assign", "IsVariableInitialized", "RefGate"}
+# Kernels that hand back their input array itself: a variable's buffer read through
+# them is still that buffer.
+ALIAS_OPS = {"Identity"}
+# Kernels that always return new arrays: past them nothing refers to the buffer read.
+FRESH_OUTPUT_OPS = {"GatherV2", "MatMul", "Shape", "Size", "Rank"}
+# Variables below this many elements are always copied: the order analysis is skipped.
+SMALL_VARIABLE_ELEMENTS = 1 << 16
+
+
+# Set by the master's partitioner on a read that the whole step's graph orders before
+# every update of its variable, an order a task's own partition may not show (the
+# update waits on a gradient received from another task).
+READ_BEFORE_UPDATE_ATTR = "_read_before_update"
+
+
+def reads_before_updates(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
+    """The ``Identity`` reads of variables updated in place by ``ops`` that need no copy."""
+    order = _UpdateOrder(ops, fetches)
+    return {op for op in ops if op.type in ALIAS_OPS and op.inputs
+            and op.inputs[0] in order.mutators and op.inputs[0].op.op_def.ref_output
+            and not order.needs_copy(op, op.inputs[0])}
+
+
+class _UpdateOrder:
+    """Answers, for one plan, whether a read of a variable updated in place must copy.
+
+    Copying a large embedding shard on every step that also updates a few of its rows
+    costs far more than the step, so a read skips the copy when its alias cannot be
+    observed after an update: the read's kernel makes a new array, or it is an
+    ``Identity`` whose every use (through further ``Identity`` ops) makes new arrays,
+    is not fetched, and runs, by data or control dependency, before every op of the
+    step that updates the variable. Anything else copies.
+    """
+
+    def __init__(self, ops: List[Operation], fetches: Sequence[Tensor]):
+        self.in_plan = set(ops)
+        self.fetches = set(fetches)
+        self.consumers: Dict[Tensor, List[Operation]] = {}
+        self.mutators: Dict[Tensor, List[Operation]] = {}
+        for op in ops:
+            for t in op.inputs:
+                self.consumers.setdefault(t, []).append(op)
+            if op.type not in NON_MUTATING_REF_OPS:
+                for i in op.op_def.ref_inputs:
+                    if i < len(op.inputs):
+                        self.mutators.setdefault(op.inputs[i], []).append(op)
+        self._ancestors: Dict[Operation, Set[Operation]] = {}
+
+    def ancestors(self, op: Operation) -> Set[Operation]:
+        """Every op of the plan that ``op`` waits for, by data or control edges."""
+        found = self._ancestors.get(op)
+        if found is None:
+            found, stack = set(), [op]
+            while stack:
+                cur = stack.pop()
+                for dep in [t.op for t in cur.inputs] + list(cur.control_inputs):
+                    if dep in self.in_plan and dep not in found:
+                        found.add(dep)
+                        stack.append(dep)
+            self._ancestors[op] = found
+        return found
+
+    def needs_copy(self, reader: Operation, var: Tensor) -> bool:
+        """True unless ``reader``'s view of ``var`` is provably dead before any update."""
+        if reader.type in FRESH_OUTPUT_OPS or reader.attrs.get(READ_BEFORE_UPDATE_ATTR):
+            return False
+        if reader.type not in ALIAS_OPS:
+            return True
+        size = var.shape.num_elements()
+        if size is not None and size < SMALL_VARIABLE_ELEMENTS:
+            # Copying a small variable costs less than walking the graph to avoid it.
+            return True
+        uses, stack = [], [reader]
+        while stack:
+            op = stack.pop()
+            for t in op.outputs:
+                if t in self.fetches:
+                    return True
+                for user in self.consumers.get(t, ()):
+                    if user.type in ALIAS_OPS:
+                        stack.append(user)
+                    elif user.type in FRESH_OUTPUT_OPS:
+                        uses.append(user)
+                    else:
+                        return True
+        return any(use not in self.ancestors(m) for m in self.mutators.get(var, ())
+                   for use in uses)
 
 
 def _deref_wrapper(kern: Callable[..., Any], positions: Tuple[int, ...],
@@ -120,6 +207,10 @@ class Plan:
         slot: Dict[Tensor, int] = {}
         for t in feeds:
             slot[t] = len(slot)
+        # Ops without outputs write their None here, so every step's result is stored
+        # by the one assignment ``vals[out] = r`` (see ``_out_spec``).
+        scratch = n_slots = len(slot)
+        n_slots += 1
         steps: List[tuple] = []
         self.has_dead = False
         self.is_async = False
@@ -127,6 +218,7 @@ class Plan:
         # alias the buffer, or the update could change a value still to be used.
         mutated = {op.inputs[i] for op in ops if op.type not in NON_MUTATING_REF_OPS
                    for i in op.op_def.ref_inputs if i < len(op.inputs)}
+        order: Optional[_UpdateOrder] = None
         for op in ops:
             kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
@@ -140,24 +232,31 @@ class Plan:
                         and i not in op.op_def.ref_inputs):
                     deref.append(i)
             if deref:
+                if order is None and any(op.inputs[i] in mutated for i in deref):
+                    order = _UpdateOrder(ops, fetches)
                 kern = _deref_wrapper(kern, tuple(deref),
-                                      tuple(op.inputs[i] in mutated for i in deref))
-            outs = []
-            for t in op.outputs:
+                                      tuple(op.inputs[i] in mutated
+                                            and order.needs_copy(op, op.inputs[i])
+                                            for i in deref))
+            n = len(op.outputs)
+            # An op's outputs get consecutive slots of their own. A fed output keeps
+            # its feed slot for its readers: the value it computes is not used.
+            for k, t in enumerate(op.outputs):
                 if t not in slot:
-                    slot[t] = len(slot)
-                outs.append(slot[t])
+                    slot[t] = n_slots + k
+            out_spec = _out_spec(n_slots, n, scratch)
+            n_slots += n
+            if n > 1:
+                kern = _counted(kern, n, op.name)
             ctx = KernelContext(op.name, op.type, op.attrs, resources, op_state(op), op.device,
                                 owner)
-            n = len(outs)
-            out_spec: Any = outs[0] if n == 1 else (tuple(outs) if n > 1 else None)
             steps.append((kern, ctx, tuple(ins), out_spec, n > 1, op))
             if op.type == "Switch":
                 self.has_dead = True
             if op.type in ASYNC_OPS:
                 self.is_async = True
         self.steps = steps
-        self.n_slots = len(slot)
+        self.n_slots = n_slots
         self.feed_slots = [slot[t] for t in feeds]
         self.feed_tensors = list(feeds)
         self.fetch_slots = [slot[t] for t in fetches]
@@ -191,7 +290,7 @@ class Plan:
         op = None
         try:
             for kern, ctx, ins, out, multi, op in self.steps:
-                _store(vals, out, multi, kern(ctx, *[vals[i] for i in ins]))
+                vals[out] = kern(ctx, *[vals[i] for i in ins])
         except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
             raise _as_op_error(e, op) from e
 
@@ -209,10 +308,10 @@ class Plan:
                     or any(dead[index[c]] for c in op.control_inputs if c in index))
                 if skip:
                     dead[si] = True
-                    r = (DEAD,) * len(out) if multi else DEAD
+                    r = (DEAD,) * (out.stop - out.start) if multi else DEAD
                 else:
                     r = kern(ctx, *args)
-                _store(vals, out, multi, r)
+                vals[out] = r
         except Exception as e:  # noqa: BLE001
             raise _as_op_error(e, op) from e
         if self.dead_fetches_ok:
@@ -236,7 +335,7 @@ class Plan:
             return df
         producers: Dict[int, int] = {}
         for idx, (_, _, _, out, multi, _) in enumerate(self.steps):
-            for o in (out if multi else ([] if out is None else [out])):
+            for o in (range(out.start, out.stop) if multi else (out,)):
                 producers[o] = idx
         pending: List[int] = []
         users: List[List[int]] = [[] for _ in self.steps]
@@ -291,8 +390,7 @@ class Plan:
 
         def finish(i: int, r: Any) -> None:
             nonlocal remaining
-            _, _, _, out, multi, _ = self.steps[i]
-            _store(vals, out, multi, r)
+            vals[self.steps[i][3]] = r
             remaining -= 1
             for u in users[i]:
                 pending[u] -= 1
@@ -355,14 +453,32 @@ class Plan:
         return [idx[c] for c in op.control_inputs if c in idx]
 
 
-def _store(vals: List[Any], out: Any, multi: bool, r: Any) -> None:
-    """Writes an op's result into the step's slots: ``out`` is a tuple of slots when
-    ``multi``, else one slot, or None for an op without outputs."""
-    if multi:
-        for o, v in zip(out, r):
-            vals[o] = v
-    elif out is not None:
-        vals[out] = r
+def _out_spec(first: int, n: int, scratch: int) -> Union[int, slice]:
+    """Where a step stores its kernel's result with ``vals[spec] = result``: one slot
+    for one output, the slice of its consecutive slots for several (the kernel returns
+    one value per output), the plan's scratch slot for none (the kernel returns None).
+    One subscript for every case keeps the write free of branches in the step loop."""
+    if n == 1:
+        return first
+    if n > 1:
+        return slice(first, first + n)
+    return scratch
+
+
+def _counted(kern: Callable[..., Any], n: int, op_name: str) -> Callable[..., Any]:
+    # Stored with a slice assignment, a result of the wrong length would resize the
+    # step's slot list and shift every later value; only ops with several outputs
+    # pay for the check.
+    def run(ctx: KernelContext, *ins: Any) -> Any:
+        r = kern(ctx, *ins)
+        if r.__class__ is not tuple:
+            r = tuple(r)
+        if len(r) != n:
+            raise errors.InternalError(
+                op_name, None, f"The kernel of {op_name} returned {len(r)} values for its "
+                f"{n} outputs")
+        return r
+    return run
 
 
 def _soft_placement_of(owner: Any) -> bool:

@@ -22,7 +22,7 @@ from tensorfleet.kernels.registry import DeadlineStep, StepState
 from tensorfleet.runtime import process
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
-from tensorfleet.runtime.threads import apply_config
+from tensorfleet.runtime.threads import adapt_blas, apply_config
 
 def register_session_factory(prefix: str, factory: Callable[..., Any],
                              reset: Optional[Callable[..., None]] = None) -> None:
@@ -70,6 +70,7 @@ class LocalBackend:
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
             feeds: Tuple[Tensor, ...], feed_values: Sequence[Any],
             timeout_ms: int = 0) -> List[Any]:
+        adapt_blas()
         plan = self.plan_for(fetches, targets, feeds)
         ms, what = timeout_ms, "RunOptions.timeout_in_ms"
         if ms <= 0:
@@ -173,15 +174,15 @@ def register_private_value_check(check: Callable[[np.ndarray], bool]) -> None:
         _PRIVATE_CHECKS.append(check)
 
 
-def stable_value(v: Any) -> Any:
-    """``v`` itself when nothing else will change it, else a copy of it.
+def stable_value(v: Any, copy: Callable[[np.ndarray], np.ndarray] = np.copy) -> Any:
+    """``v`` itself when nothing else will change it, else ``copy(v)``.
 
     A view may alias a variable that a later step updates in place; an array that
     owns its memory, or a view of a received tensor's own message buffer, does not.
     """
     if isinstance(v, np.ndarray) and not v.flags.owndata and not (
             v.flags.writeable and any(check(v) for check in _PRIVATE_CHECKS)):
-        return v.copy()
+        return copy(v)
     return v
 
 

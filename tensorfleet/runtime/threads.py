@@ -22,7 +22,15 @@ with nothing for the user to set:
   cgroup's CPU quota) by the number of tasks of its cluster on this host: a
   1 ps + 2 worker cluster on two cores gets one BLAS thread per task, a task
   alone on its host (one per pod or machine) gets every core;
-* a process without a server (a local ``tf.Session``) keeps BLAS's own default.
+* a process without a server (a local ``tf.Session``) may use every core.
+
+Without an explicit limit (the last two cases), the limit also follows contention:
+BLAS's spinning threads cost far more than they give when other processes want the
+same cores (a 2-thread matmul on 2 cores busy with other work measured 10x slower
+than a 1-thread one). So at most every ``ADAPT_SECS`` a running step compares the
+1-minute load average, less this process's own BLAS threads, with the cores, and
+lowers the limit to the cores the others leave free (at least 1), or raises it back
+up to the share above once they are gone (``adapt_blas``).
 
 ``inter_op_parallelism_threads`` bounds how many kernels of one step run at once;
 the executor runs a step's kernels one after the other (receives wait on their
@@ -38,6 +46,7 @@ import queue
 import socket
 import sys
 import threading
+import time
 from concurrent.futures import Executor, Future
 from typing import Any, Callable, Iterable, Optional
 
@@ -51,6 +60,12 @@ _CGROUP_V1 = ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "", "ip6-localhost"}
 _limiter: Any = None
 _current: Optional[int] = None
+# Seconds between two looks at the load average while steps run.
+ADAPT_SECS = 2.0
+# The most threads the contention policy may give (0: the policy is off because a
+# ConfigProto or the environment set the limit), and when it looks next.
+_adaptive_share = 0
+_next_look = 0.0
 
 
 def set_blas_threads(n: int) -> None:
@@ -153,13 +168,46 @@ def apply_config(config: Any, local_tasks: Optional[int] = None) -> None:
       local_tasks: for a server, how many tasks of its cluster run on this host;
         None for a process without a server (BLAS keeps its default then).
     """
+    global _adaptive_share, _next_look
     check_config(config)
     n = int(getattr(config, "intra_op_parallelism_threads", 0) or 0)
     if n <= 0:
         n = _env_threads()
-    if n <= 0 and local_tasks is not None:
-        n = max(1, available_cores() // max(1, local_tasks))
-    set_blas_threads(n)
+    if n > 0:
+        _adaptive_share = 0
+        set_blas_threads(n)
+        return
+    share = max(1, available_cores() // max(1, local_tasks or 1))
+    # The tightest share wins: a local session in a process that also serves a task
+    # keeps the server's.
+    _adaptive_share = min(share, _adaptive_share) if _adaptive_share else share
+    _next_look = 0.0
+    adapt_blas()
+
+
+def contended_limit(share: int, cores: int, load: float, own_threads: int) -> int:
+    """The BLAS threads to use when ``load`` (the load average) includes this process's
+    ``own_threads``: the cores the other processes leave free, between 1 and ``share``."""
+    others = max(0.0, load - own_threads)
+    return max(1, min(share, int(math.floor(cores - others + 0.5))))
+
+
+def adapt_blas(now: Optional[float] = None) -> None:
+    """Follows contention for the cores (see the module docstring); cheap enough to call
+    on every step: it does nothing until ``ADAPT_SECS`` have passed."""
+    global _next_look
+    if not _adaptive_share:
+        return
+    now = time.monotonic() if now is None else now
+    if now < _next_look:
+        return
+    _next_look = now + ADAPT_SECS
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    own = _current or _adaptive_share
+    set_blas_threads(contended_limit(_adaptive_share, available_cores(), load, own))
 
 
 # A pool thread with nothing to do for this long ends; the next burst starts new ones.
@@ -282,4 +330,5 @@ class DaemonPool(Executor):
 
 
 __all__ = ["DaemonPool", "IDLE_SECS", "set_blas_threads", "blas_threads", "available_cores", "local_task_count",
-           "is_local_host", "check_config", "apply_config"]
+           "is_local_host", "check_config", "apply_config", "adapt_blas", "contended_limit",
+           "ADAPT_SECS"]

@@ -32,11 +32,15 @@ class LocalCluster:
       token: the cluster token every call must carry.
       start: whether the servers start serving now.
       check_leaks: whether ``stop`` checks for leaked threads, sockets and ports.
+      leak_grace: how long ``stop`` gives them to go before they count as leaked
+        (default ``leaks.GRACE_SECS``).
     """
 
     def __init__(self, jobs: Dict[str, int], config: Any = None, token: Optional[str] = None,
-                 start: bool = True, check_leaks: bool = True):
+                 start: bool = True, check_leaks: bool = True,
+                 leak_grace: Optional[float] = None):
         self._check = check_leaks
+        self._grace = leak_grace
         self._before = leaks.snapshot()
         total = sum(jobs.values())
         ports = free_ports(total)
@@ -44,8 +48,8 @@ class LocalCluster:
         it = iter(ports)
         self.spec = ClusterSpec({job: [f"localhost:{next(it)}" for _ in range(n)]
                                  for job, n in jobs.items()})
-        self.runtime = process.ProcessRuntime(f"cluster{list(jobs.items())}",
-                                              inherit=process.current())
+        name = "cluster " + ",".join(f"{job}={n}" for job, n in jobs.items())
+        self.runtime = process.ProcessRuntime(name, inherit=process.current())
         self._previous = process.set_current(self.runtime)
         self._stopped = False
         self.servers: Dict[Tuple[str, int], Server] = {}
@@ -77,14 +81,15 @@ class LocalCluster:
             for s in self.servers.values():
                 s.stop()
         finally:
-            replaced = process.set_current(self._previous) if self._previous else None
+            replaced = process.set_current(self._previous)
             if replaced is not None and replaced is not self.runtime:
                 # A runtime made after this one (a cluster started inside this
                 # cluster's lifetime and still running) stays the current one.
                 process.set_current(replaced)
             self.runtime.close()
         if self._check if check_leaks is None else check_leaks:
-            leaks.check(self._before, self.ports, what=f"the cluster {self.spec.as_dict()}")
+            leaks.check(self._before, self.ports, what=f"the cluster {self.spec.as_dict()}",
+                        grace=leaks.GRACE_SECS if self._grace is None else self._grace)
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.device import DeviceSpec
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.distributed.cluster import ClusterSpec
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +185,6 @@ class _ReplicaDeviceChooser:
 
 
 def _ps_tasks_from_cluster(cluster: Any, ps_device: str) -> Optional[int]:
-    from tensorfleet.distributed.cluster import ClusterSpec
     spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
     job = DeviceSpec.from_string(ps_device or "").job
     if not job or job not in spec.jobs:

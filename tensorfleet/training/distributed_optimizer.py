@@ -29,11 +29,15 @@ import contextlib
 import logging
 from typing import Any, List, Optional, Sequence, Tuple
 
-from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
+from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
-from tensorfleet.ops import collective_ops
+from tensorfleet.ops import collective_ops, state_ops
 from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.session_run_hook import SessionRunHook
+from tensorfleet.collectives import registry, strategy
+from tensorfleet.ops.array_ops_more import unsorted_segment_sum
+from tensorfleet.ops.control_flow_ops import group
+from tensorfleet.ops.variables import global_variables
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +86,6 @@ class Compression:
 
 
 def _default_group_key() -> str:
-    from tensorfleet.collectives import strategy
     current = strategy.current_strategy()
     return current.group_key if current is not None else collective_ops.DEFAULT_GROUP_KEY
 
@@ -103,8 +106,8 @@ def _schedule_when_ready(op: Operation, order: float) -> None:
     input makes it run right after that input (``order`` keeps positions
     distinct). Only the scheduling changes, never what is computed.
     """
-    latest = max((t.op._id for t in op.inputs), default=op._id)
-    op._id = latest + 0.5 + order * 1e-6
+    latest = max((t.op.schedule_key for t in op.inputs), default=op.schedule_key)
+    op.set_schedule_key(latest + 0.5 + order * 1e-6)
 
 
 class DistributedOptimizer(Optimizer):
@@ -181,7 +184,6 @@ class DistributedOptimizer(Optimizer):
         return out
 
     def _densify(self, g: IndexedSlices, var: Any) -> Tensor:
-        from tensorfleet.ops.array_ops_more import unsorted_segment_sum
         rows = var.get_shape().as_list()[0]
         if rows is None:
             raise ValueError(f"sparse_as_dense needs the first dimension of {var.name}")
@@ -191,7 +193,6 @@ class DistributedOptimizer(Optimizer):
         values = collective_ops.all_gather(g.values, key, self._timeout)
         indices = collective_ops.all_gather(g.indices, key, self._timeout)
         if self._reduction == "mean":
-            from tensorfleet.collectives import registry
             n = registry.get_group(key).size
             values = values * (1.0 / n)
         return IndexedSlices(values, indices, g.dense_shape)
@@ -200,7 +201,7 @@ class DistributedOptimizer(Optimizer):
         if not dense:
             return
         # Backprop order: the executor runs gradient ops in creation order.
-        dense.sort(key=lambda i: out[i][0].op._id)
+        dense.sort(key=lambda i: out[i][0].op.schedule_key)
         grads = [out[i][0] for i in dense]
         buckets = plan_buckets([(_static_nbytes(g), g.dtype.name) for g in grads],
                                       self._threshold)
@@ -213,7 +214,6 @@ class DistributedOptimizer(Optimizer):
                 for k, t in zip(b, reduced):
                     out[dense[k]] = (t, out[dense[k]][1])
             return
-        from tensorfleet.ops.control_flow_ops import group
         handles = []
         for j, b in enumerate(buckets):
             h = collective_ops.all_reduce_start([grads[k] for k in b], self._reduction, key,
@@ -257,8 +257,6 @@ def broadcast_variables(variables: Sequence[Any], root_rank: int = 0,
 
     The values travel fused, one buffer per dtype.
     """
-    from tensorfleet.ops import state_ops
-    from tensorfleet.ops.control_flow_ops import group
     variables = list(variables)
     if not variables:
         return group(name=name or "broadcast_variables")
@@ -274,7 +272,6 @@ def broadcast_variables(variables: Sequence[Any], root_rank: int = 0,
 
 def broadcast_global_variables(root_rank: int = 0, group_key: Optional[str] = None) -> Operation:
     """``broadcast_variables`` of every global variable of the default graph."""
-    from tensorfleet.ops.variables import global_variables
     return broadcast_variables(global_variables(), root_rank, group_key,
                                name="broadcast_global_variables")
 
@@ -296,7 +293,6 @@ class BroadcastGlobalVariablesHook(SessionRunHook):
     def begin(self) -> None:
         """Adds the broadcast op (the graph is not finalized yet)."""
         if self._op is None:
-            from tensorfleet.framework.graph import get_default_graph
             graph = get_default_graph()
             with graph.device(self.device) if self.device else contextlib.nullcontext():
                 self._op = broadcast_global_variables(self.root_rank, self.group_key)

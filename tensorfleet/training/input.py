@@ -304,5 +304,92 @@ def shuffle_batch(tensors: Structure, batch_size: Any, capacity: int, min_after_
     return _rebuild(out, key)
 
 
+# -- the join variants: several input lists, one enqueue thread each -------------------------
+
+def _join_inputs(tensors_list: Sequence[Structure], shapes: Any, enqueue_many: bool,
+                 dynamic_pad: bool, what: str) -> Tuple[List[List[Tensor]], List[TensorShape],
+                                                        Any]:
+    """The leaves of each entry of ``tensors_list`` (all alike), their element shapes,
+    and the key to rebuild the structure."""
+    if isinstance(tensors_list, (dict, Tensor)) or not tensors_list:
+        raise ValueError(f"{what}: tensors_list must be a non-empty list of tensor lists or "
+                         f"dicts, one per enqueue thread")
+    flat = [_flatten(t) for t in tensors_list]
+    key = flat[0][1]
+    lists = []
+    for i, (leaves, k) in enumerate(flat):
+        if k != key or len(leaves) != len(flat[0][0]):
+            raise ValueError(f"{what}: entry {i} of tensors_list is not structured like "
+                             f"entry 0")
+        lists.append([convert_to_tensor(x, name=f"component_{i}_{j}")
+                      for j, x in enumerate(leaves)])
+    dts = [t.dtype for t in lists[0]]
+    for i, ts in enumerate(lists[1:], 1):
+        if [t.dtype for t in ts] != dts:
+            raise ValueError(f"{what}: entry {i} of tensors_list has dtypes "
+                             f"{[t.dtype.name for t in ts]}, entry 0 "
+                             f"{[d.name for d in dts]}")
+    elem = _element_shapes(lists[0], shapes, enqueue_many, dynamic_pad)
+    return lists, elem, key
+
+
+def _join_via(queue: data_flow_ops.QueueBase, lists: List[List[Tensor]], batch_size: Any,
+              enqueue_many: bool, allow_smaller_final_batch: bool) -> List[Tensor]:
+    enqs = [queue.enqueue_many(ts) if enqueue_many else queue.enqueue(ts) for ts in lists]
+    add_queue_runner(QueueRunner(queue, enqs))
+    if allow_smaller_final_batch:
+        out = queue.dequeue_up_to(batch_size, name="batch")
+    else:
+        out = queue.dequeue_many(batch_size, name="batch")
+    return [out] if isinstance(out, Tensor) else list(out)
+
+
+def batch_join(tensors_list: Sequence[Structure], batch_size: Any, capacity: int = 32,
+               enqueue_many: bool = False, shapes: Any = None, dynamic_pad: bool = False,
+               allow_smaller_final_batch: bool = False, shared_name: Optional[str] = None,
+               name: Optional[str] = None) -> Structure:
+    """Like ``batch``, from several alike inputs (typically one reader each): entry
+    ``i`` of ``tensors_list`` is enqueued by its own thread into one FIFO queue, and
+    batches are dequeued in the structure of the entries."""
+    _check_batch_args(batch_size, 1, capacity)
+    with name_scope(name, "batch_join"):
+        lists, elem, key = _join_inputs(tensors_list, shapes, enqueue_many, dynamic_pad,
+                                        "batch_join")
+        dts = [t.dtype for t in lists[0]]
+        if dynamic_pad:
+            q: data_flow_ops.QueueBase = data_flow_ops.PaddingFIFOQueue(
+                capacity, dts, elem, shared_name=shared_name, name="padding_fifo_queue")
+        else:
+            q = data_flow_ops.FIFOQueue(capacity, dts, elem, shared_name=shared_name,
+                                        name="fifo_queue")
+        out = _join_via(q, lists, batch_size, enqueue_many, allow_smaller_final_batch)
+    return _rebuild(out, key)
+
+
+def shuffle_batch_join(tensors_list: Sequence[Structure], batch_size: Any, capacity: int,
+                       min_after_dequeue: int, seed: Optional[int] = None,
+                       enqueue_many: bool = False, shapes: Any = None,
+                       allow_smaller_final_batch: bool = False,
+                       shared_name: Optional[str] = None,
+                       name: Optional[str] = None) -> Structure:
+    """Like ``shuffle_batch``, from several alike inputs, one enqueue thread each."""
+    _check_batch_args(batch_size, 1, capacity)
+    if not isinstance(min_after_dequeue, int) or isinstance(min_after_dequeue, bool) \
+            or min_after_dequeue < 0:
+        raise ValueError(f"min_after_dequeue must be a non-negative int, got "
+                         f"{min_after_dequeue!r}")
+    if min_after_dequeue >= capacity:
+        raise ValueError(f"min_after_dequeue ({min_after_dequeue}) must be less than "
+                         f"capacity ({capacity})")
+    with name_scope(name, "shuffle_batch_join"):
+        lists, elem, key = _join_inputs(tensors_list, shapes, enqueue_many, False,
+                                        "shuffle_batch_join")
+        q = data_flow_ops.RandomShuffleQueue(
+            capacity, min_after_dequeue, [t.dtype for t in lists[0]], elem, seed=seed,
+            shared_name=shared_name, name="random_shuffle_queue")
+        out = _join_via(q, lists, batch_size, enqueue_many, allow_smaller_final_batch)
+    return _rebuild(out, key)
+
+
 __all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
-           "slice_input_producer", "batch", "shuffle_batch"]
+           "slice_input_producer", "batch", "shuffle_batch", "batch_join", "shuffle_batch_join"]

@@ -20,6 +20,8 @@ from typing import Any, Optional
 from tensorfleet import dtypes, errors
 from tensorfleet.distributed.cluster import ClusterSpec
 from tensorfleet.framework.graph import Graph
+from tensorfleet.ops.data_flow_ops import FIFOQueue
+from tensorfleet.runtime.session import Session
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +29,6 @@ DONE_QUEUE = "tensorfleet_done_queue_ps{}"
 
 
 def _queue_on(graph: Graph, ps_index: int, capacity: int) -> Any:
-    from tensorfleet.ops.data_flow_ops import FIFOQueue
     with graph.as_default(), graph.device(f"/job:ps/task:{ps_index}"):
         return FIFOQueue(capacity, [dtypes.int32], shapes=[[]],
                          shared_name=DONE_QUEUE.format(ps_index), name=f"done_queue_ps{ps_index}")
@@ -41,7 +42,6 @@ def join_until_workers_done(server: Any, num_workers: Optional[int] = None,
                             stop: bool = True) -> None:
     """Blocks a ps task until every worker called ``signal_workers_done``, then stops
     the server (unless ``stop`` is False)."""
-    from tensorfleet.runtime.session import Session
     cluster: ClusterSpec = server.cluster_spec
     spec_job, _, spec_task = server.task.strip("/").partition("/")
     if spec_job != "job:ps":
@@ -62,7 +62,6 @@ def join_until_workers_done(server: Any, num_workers: Optional[int] = None,
 
 def signal_workers_done(target: str, cluster: Any, worker_index: int = 0) -> None:
     """Tells every ps task that this worker has finished (one token per ps)."""
-    from tensorfleet.runtime.session import Session
     cluster = ClusterSpec(cluster)
     if "ps" not in cluster.jobs:
         return

@@ -11,11 +11,12 @@ from typing import Any, Optional, Sequence
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_default_graph
+from tensorfleet.ops import array_ops
+from tensorfleet.ops import math_ops
 
 
 def _prologue(learning_rate: Any, global_step: Any, fn_name: str) -> tuple:
     """(learning rate tensor, global step cast to its dtype)."""
-    from tensorfleet.ops import array_ops
     if global_step is None:
         raise ValueError(f"global_step is required for {fn_name}.")
     lr = convert_to_tensor(learning_rate, name="learning_rate",
@@ -27,13 +28,11 @@ def _prologue(learning_rate: Any, global_step: Any, fn_name: str) -> tuple:
 
 
 def _as(value: Any, like: Tensor) -> Tensor:
-    from tensorfleet.ops import array_ops
     t = convert_to_tensor(value, preferred_dtype=like.dtype)
     return t if t.dtype is like.dtype else array_ops.cast(t, like.dtype)
 
 
 def _floor(x: Tensor) -> Tensor:
-    from tensorfleet.ops import math_ops
     return math_ops.floordiv(x, _as(1.0, x))
 
 
@@ -47,7 +46,6 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
     Raises:
       ValueError: if ``global_step`` is None.
     """
-    from tensorfleet.ops import math_ops
     with get_default_graph().name_scope(name or "ExponentialDecay"):
         lr, step = _prologue(learning_rate, global_step, "exponential_decay")
         p = math_ops.truediv(step, _as(decay_steps, lr))
@@ -60,7 +58,6 @@ def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, d
                        staircase: bool = False, name: Optional[str] = None) -> Tensor:
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``, the ratio
     floored with ``staircase``."""
-    from tensorfleet.ops import math_ops
     with get_default_graph().name_scope(name or "InverseTimeDecay"):
         lr, step = _prologue(learning_rate, global_step, "inverse_time_decay")
         p = math_ops.truediv(step, _as(decay_steps, lr))
@@ -79,7 +76,6 @@ def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any,
     Past ``decay_steps`` the rate stays at ``end_learning_rate``; with ``cycle`` the
     horizon is extended to the next multiple of ``decay_steps`` instead.
     """
-    from tensorfleet.ops import math_ops
     with get_default_graph().name_scope(name or "PolynomialDecay"):
         lr, step = _prologue(learning_rate, global_step, "polynomial_decay")
         steps = _as(decay_steps, lr)
@@ -105,7 +101,6 @@ def piecewise_constant(x: Any, boundaries: Sequence[Any], values: Sequence[Any],
       ValueError: if ``len(values) != len(boundaries) + 1`` or the values do not
         all have one dtype.
     """
-    from tensorfleet.ops import array_ops, math_ops
     if len(values) != len(boundaries) + 1:
         raise ValueError(f"The length of boundaries ({len(boundaries)}) should be one less "
                          f"than the length of values ({len(values)})")

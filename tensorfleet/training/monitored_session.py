@@ -35,6 +35,8 @@ from tensorfleet.training.scaffold import (ChiefSessionCreator, Scaffold, Sessio
 from tensorfleet.training.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                    SessionRunHook, SessionRunValues,
                                                    gather_run_args)
+from tensorfleet.training import saver_hooks
+from tensorfleet.training.signal_hooks import StopOnSignalHook
 
 logger = logging.getLogger(__name__)
 
@@ -397,7 +399,6 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
         return MonitoredSession(session_creator=creator, hooks=list(hooks or []),
                                 stop_grace_period_secs=stop_grace_period_secs)
 
-    from tensorfleet.training import saver_hooks  # the file-writing hooks, on demand
 
     all_hooks: List[Any] = list(chief_only_hooks or [])
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
@@ -420,7 +421,6 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
             checkpoint_dir, save_steps=save_checkpoint_steps, save_secs=save_checkpoint_secs,
             scaffold=scaffold))
         # SIGTERM then ends training after the current step with a final checkpoint.
-        from tensorfleet.training.signal_hooks import StopOnSignalHook
         all_hooks.append(StopOnSignalHook())
     all_hooks.extend(hooks or [])
     return MonitoredSession(session_creator=creator, hooks=all_hooks,

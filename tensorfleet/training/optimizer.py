@@ -22,7 +22,11 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import (Graph, GraphKeys, Operation, Tensor, convert_to_tensor,
                                          get_default_graph)
 from tensorfleet.framework.indexed_slices import IndexedSlices
-from tensorfleet.ops import array_ops, sparse_ops
+from tensorfleet.ops import array_ops, sparse_ops, state_ops
+from tensorfleet.gradients import gradients
+from tensorfleet.ops.control_flow_ops import group
+from tensorfleet.ops.control_flow_ops import tuple as _tuple
+from tensorfleet.ops.variables import Variable
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +139,6 @@ class Optimizer:
         for v in var_list:
             if not _is_variable(v):
                 raise TypeError(f"Argument is not a tf.Variable: {v!r}")
-        from tensorfleet.gradients import gradients
         grads = gradients(loss, [_grad_target(v) for v in var_list], grad_ys=grad_loss,
                           gate_gradients=(gate_gradients == Optimizer.GATE_OP),
                           aggregation_method=aggregation_method,
@@ -208,7 +211,6 @@ class Optimizer:
                 return self._finish(update_ops, self._name)
             finish = self._finish(update_ops, "update")
             with graph.control_dependencies([finish]), graph.colocate_with(global_step.op):
-                from tensorfleet.ops import state_ops
                 return state_ops.assign_add(global_step, 1, name=self._name)
 
     # -- slots ---------------------------------------------------------------------------
@@ -255,7 +257,6 @@ class Optimizer:
         key = (name, id(graph))
         v = self._non_slot_dict.get(key)
         if v is None:
-            from tensorfleet.ops.variables import Variable
             with graph.control_dependencies(None), graph.colocate_with(colocate_with.op):
                 v = Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
@@ -294,7 +295,6 @@ class Optimizer:
 
     def _finish(self, update_ops: List[Any], name_scope: str) -> Operation:
         """The op that completes once every update has run."""
-        from tensorfleet.ops.control_flow_ops import group
         return group(*update_ops, name=name_scope)
 
     def _call_if_callable(self, param: Any) -> Any:
@@ -339,7 +339,6 @@ class Optimizer:
 
 def _fill(shape: List[int], dtype: _dtypes.DType, value: float) -> Tensor:
     """A tensor of ``shape`` filled with ``value``, as a small op, not a big constant."""
-    from tensorfleet.ops import array_ops
     if value == 0.0:
         return array_ops.zeros(shape, dtype=dtype)
     if value == 1.0:
@@ -348,7 +347,6 @@ def _fill(shape: List[int], dtype: _dtypes.DType, value: float) -> Tensor:
 
 
 def _create_slot_var(var: Any, fill_value: float, op_name: str) -> Any:
-    from tensorfleet.ops.variables import Variable
     graph = var.op.graph
     shape = var.get_shape()
     dtype = var.dtype.base_dtype
@@ -359,7 +357,6 @@ def _create_slot_var(var: Any, fill_value: float, op_name: str) -> Any:
             init: Callable[[], Any] = lambda: _fill(shape.as_list(), dtype, fill_value)
         else:
             def init() -> Any:
-                from tensorfleet.ops import array_ops
                 base = var.initialized_value()
                 return array_ops.zeros_like(base) + np.array(fill_value, dtype=dtype.np)
         slot = Variable(init, name=f"{var.op.name}/{op_name}", trainable=False, dtype=dtype)
@@ -376,11 +373,6 @@ def _deduplicate_indexed_slices(grad: IndexedSlices) -> IndexedSlices:
 
 def _gate_all(grads: List[Any]) -> List[Any]:
     """GATE_GRAPH: no gradient is usable before all of them are computed."""
-    try:
-        from tensorfleet.ops.control_flow_ops import tuple as _tuple
-    except ImportError:
-        logger.warning("GATE_GRAPH needs control_flow_ops.tuple; gradients are not gated")
-        return grads
     present = [g for g in grads if g is not None]
     gated = iter(_tuple(present))
     return [None if g is None else next(gated) for g in grads]

@@ -14,6 +14,8 @@ from tensorfleet.framework.graph import Operation, Tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.training import training_ops as _ops
 from tensorfleet.training.optimizer import Optimizer
+from tensorfleet.ops import state_ops
+from tensorfleet.ops.control_flow_ops import group
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -173,8 +175,6 @@ class AdamOptimizer(Optimizer):
                                       use_locking=self._use_locking)
 
     def _finish(self, update_ops: List[Any], name_scope: str) -> Operation:
-        from tensorfleet.ops import state_ops
-        from tensorfleet.ops.control_flow_ops import group
         graph = get_default_graph()
         b1p, b2p = self._get_beta_accumulators()
         # The powers advance after every variable has used this step's values.

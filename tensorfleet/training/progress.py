@@ -23,18 +23,12 @@ import os
 import sys
 from typing import Any, Optional
 
+from tensorfleet.training import training_util
+from tensorfleet.training.session_run_hook import SessionRunArgs, SessionRunHook
+
 logger = logging.getLogger(__name__)
 
 ENV = "TENSORFLEET_PROGRESS"
-
-
-def _hook_base() -> type:
-    # The hook interface is a separate module; the bar works without it (manual use).
-    try:
-        from tensorfleet.training.session_run_hook import SessionRunHook
-        return SessionRunHook
-    except ImportError:  # pragma: no cover - only while that module is being written
-        return object
 
 
 def progress_enabled(default: bool = True) -> bool:
@@ -47,7 +41,7 @@ def progress_enabled(default: bool = True) -> bool:
     return default
 
 
-class ProgressBarHook(_hook_base()):  # type: ignore[misc]
+class ProgressBarHook(SessionRunHook):
     """Draws the global step as a tqdm bar with the loss and steps/s (chief only).
 
     Args:
@@ -111,7 +105,6 @@ class ProgressBarHook(_hook_base()):  # type: ignore[misc]
     def begin(self) -> None:
         if not self.enabled:
             return
-        from tensorfleet.training import training_util
         self._global_step = training_util.get_global_step()
         if self._global_step is None:
             logger.warning("ProgressBarHook: the graph has no global step; no bar is drawn")
@@ -125,7 +118,6 @@ class ProgressBarHook(_hook_base()):  # type: ignore[misc]
         self._calls += 1
         if not self.enabled or self._calls % self.every_n_steps:
             return None
-        from tensorfleet.training.session_run_hook import SessionRunArgs
         fetches = {"step": self._global_step}
         if self.loss is not None:
             fetches["loss"] = self.loss

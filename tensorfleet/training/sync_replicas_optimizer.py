@@ -55,6 +55,11 @@ from tensorfleet.framework.graph import GraphKeys, Operation, Tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.session_run_hook import SessionRunHook
+from tensorfleet.ops import array_ops, control_flow_ops, state_ops, variables
+from tensorfleet.ops.accumulator_ops import ConditionalAccumulator, SparseConditionalAccumulator
+from tensorfleet.ops.data_flow_ops import FIFOQueue
+from tensorfleet.ops.variables import Variable
+from tensorfleet.training.queue_runner import QueueRunner
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +141,6 @@ class SyncReplicasOptimizer(Optimizer):
             raise TypeError(f"global_step must be a tf.Variable, got {global_step!r}")
         if self._gradients_applied:
             raise ValueError("SyncReplicasOptimizer.apply_gradients may be called only once")
-        from tensorfleet.ops import array_ops, control_flow_ops, state_ops, variables
         graph = global_step.op.graph
         self._global_step = global_step
         with graph.as_default():
@@ -157,7 +161,6 @@ class SyncReplicasOptimizer(Optimizer):
                     raise ValueError("No gradients provided for any variable")
                 with graph.control_dependencies(None), graph.name_scope(None), \
                         graph.colocate_with(global_step.op):
-                    from tensorfleet.ops.data_flow_ops import FIFOQueue
                     queue = FIFOQueue(-1, global_step.dtype.base_dtype, shapes=(),
                                       name=TOKEN_QUEUE_NAME, shared_name=TOKEN_QUEUE_NAME)
                 self._sync_token_queue = queue
@@ -195,7 +198,6 @@ class SyncReplicasOptimizer(Optimizer):
                     self.close_op = control_flow_ops.group(*closers, name="close_op")
                     self.ready_for_local_init_op = variables.report_uninitialized_variables(
                         variables.global_variables())
-                from tensorfleet.training.queue_runner import QueueRunner
                 # Not added to QUEUE_RUNNERS: only the chief runs it (through the hook).
                 self._chief_queue_runner = QueueRunner(queue, [sync_op],
                                                        cancel_op=self.close_op)
@@ -208,8 +210,6 @@ class SyncReplicasOptimizer(Optimizer):
     def _make_local_step(self, graph: Any, global_step: Any) -> None:
         """This worker's local step: on the worker (colocated with an op the device
         scope places here, not with the variables on a parameter server)."""
-        from tensorfleet.ops import control_flow_ops, state_ops
-        from tensorfleet.ops.variables import Variable
         with graph.control_dependencies(None), graph.name_scope(None):
             anchor = control_flow_ops.no_op(name="sync_rep_local_anchor")
             with graph.colocate_with(anchor):
@@ -222,8 +222,6 @@ class SyncReplicasOptimizer(Optimizer):
     def _accumulate(self, graph: Any, grad: Any, var: Any) -> Tuple[Operation, Any]:
         """The accumulator of ``var`` (on its task): this worker's apply op and the
         chief's averaged gradient."""
-        from tensorfleet.ops.accumulator_ops import (ConditionalAccumulator,
-                                                     SparseConditionalAccumulator)
         with graph.colocate_with(var.op):
             if isinstance(grad, IndexedSlices):
                 acc: Any = SparseConditionalAccumulator(
@@ -269,7 +267,6 @@ class SyncReplicasOptimizer(Optimizer):
         elif num_tokens < needed:
             raise ValueError(f"Too few tokens to finish the first step: {num_tokens} (given) "
                              f"vs {needed} (needed)")
-        from tensorfleet.ops import array_ops, control_flow_ops
         gs = self._global_step
         graph = gs.op.graph
         with graph.as_default(), graph.control_dependencies(None), graph.name_scope(None):

@@ -13,6 +13,8 @@ from typing import Any, Optional
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
+from tensorfleet.ops.init_ops import zeros_initializer
+from tensorfleet.ops.variable_scope import get_variable
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +94,6 @@ def global_step(sess: Any, global_step_tensor: Any) -> int:
 
 
 def _make_global_step() -> Any:
-    from tensorfleet.ops.init_ops import zeros_initializer
-    from tensorfleet.ops.variable_scope import get_variable
     return get_variable(GLOBAL_STEP_NAME, shape=[], dtype=_dtypes.int64,
                         initializer=zeros_initializer(), trainable=False,
                         collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])

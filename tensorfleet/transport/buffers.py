@@ -132,6 +132,16 @@ def take(nbytes: int) -> np.ndarray:
     return pool().take(nbytes)
 
 
+def copy_of(arr: np.ndarray) -> np.ndarray:
+    """A copy of ``arr`` in the process's pooled memory (a plain copy when small or
+    of object dtype): a reply snapshotted every step then reuses mapped pages."""
+    if arr.nbytes < MIN_POOLED_BYTES or arr.dtype.hasobject:
+        return arr.copy()
+    out = take(arr.nbytes).view(arr.dtype).reshape(arr.shape)
+    np.copyto(out, arr)
+    return out
+
+
 def is_message_buffer(arr: np.ndarray) -> bool:
     """``pool().is_message_buffer``."""
     return pool().is_message_buffer(arr)
@@ -144,5 +154,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BufferPool", "pool", "take", "is_message_buffer", "size_class",
+__all__ = ["BufferPool", "pool", "take", "copy_of", "is_message_buffer", "size_class",
            "MIN_POOLED_BYTES"]

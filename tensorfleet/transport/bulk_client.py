@@ -67,8 +67,10 @@ def connect(host: str, port: int, token: Optional[str], deadline: float,
     try:
         _configure(sock)
         if tls is not None:
-            sock = tls_handshake(tls.wrap_socket(sock, server_hostname=host,
-                                                 do_handshake_on_connect=False), limit)
+            # Named at once: the plain socket is detached, and a failed handshake
+            # must close the TLS one.
+            sock = tls.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
+            tls_handshake(sock, limit)
         client_nonce = handshake.new_nonce()
         _send_all(sock, [memoryview(_HELLO.pack(MAGIC, BULK_VERSION, 0, client_nonce))], limit)
         magic, version, flags, server_nonce, mac = _read(sock, _CHALLENGE, limit)

@@ -14,8 +14,9 @@ from ``/<service>/_SideChannel``, asked once per client in the background (the
 calls made meanwhile go over gRPC) and asked again after a failure, so that a
 restarted server's new port is found. With TLS the side channel carries TLS
 too (the client context of ``auth.side_channel_tls``); with ``TENSORFLEET_BULK=0``,
-or TLS credentials not made by ``auth.channel_credentials``, it is never used. A side channel that cannot be reached sends calls
-back to gRPC for ``bulk.RETRY_AFTER`` seconds, then is tried again.
+or TLS credentials not made by ``auth.channel_credentials``, it is never used.
+A side channel that cannot be reached sends calls back to gRPC for
+``bulk.RETRY_AFTER`` seconds, then is tried again.
 
 ``rpc`` re-exports ``RpcClient``; what client and server agree on is in
 ``rpc_protocol``.
@@ -146,7 +147,7 @@ class RpcClient:
         # The side channel carries TLS from the same files; credentials made some
         # other way give no certificates to use there, and keep it off.
         self._side_tls = auth.side_channel_tls(credentials)
-        self._tls = credentials is not None and self._side_tls is None
+        self._side_off = credentials is not None and self._side_tls is None
         self._bulk_pool = bulk_pool or bulk_client.pool()
         rpc_protocol.tune_malloc()
         self._channel = (channels or channel_cache()).get(address, credentials)
@@ -284,7 +285,7 @@ class RpcClient:
         Returns the port calls may use, 0 when none (off on either side, TLS, an
         older server, or no answer within ``timeout``).
         """
-        if self._tls or not bulk.enabled():
+        if self._side_off or not bulk.enabled():
             return 0
         try:
             reply = self._discover(b"", timeout=self._check_timeout(timeout),
@@ -301,7 +302,7 @@ class RpcClient:
     def _bulk_port(self, method: str, total: int) -> int:
         """The side channel's port if this call should go there, else 0."""
         # The environment is read per call so that TENSORFLEET_BULK=0 acts at once.
-        if self._tls or total > bulk.MAX_CALL_REQUEST or not bulk.enabled():
+        if self._side_off or total > bulk.MAX_CALL_REQUEST or not bulk.enabled():
             return 0
         side = self._side
         if side is None:
@@ -450,7 +451,7 @@ class RpcClient:
 
     def _may_use_bulk(self, port: int) -> bool:
         # The environment is read per reply so that TENSORFLEET_BULK=0 acts at once.
-        return not self._tls and bulk.enabled() and self._bulk_pool.usable(self.address, port)
+        return not self._side_off and bulk.enabled() and self._bulk_pool.usable(self.address, port)
 
     def _translate(self, e: grpc.RpcError, method: str, timeout: float) -> errors.OpError:
         code = e.code() if callable(getattr(e, "code", None)) else grpc.StatusCode.UNKNOWN
