@@ -24,6 +24,9 @@ from tensorfleet.ops.partitioned_variables import *  # noqa: F401,F403
 from tensorfleet.ops.init_ops import *  # noqa: F401,F403
 from tensorfleet.ops.control_flow_ops import *  # noqa: F401,F403
 from tensorfleet.ops.data_flow_ops import *  # noqa: F401,F403
+from tensorfleet.ops.io_readers import (  # noqa: F401,E402
+    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader,
+    matching_files)
 from tensorfleet.ops.accumulator_ops import *  # noqa: F401,F403
 from tensorfleet.ops.string_ops import *  # noqa: F401,F403
 from tensorfleet.ops.parsing_ops import *  # noqa: F401,F403

@@ -23,6 +23,7 @@ from tensorfleet.training.input import (  # noqa: F401,E402
     batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,
     slice_input_producer, string_input_producer)
 from tensorfleet.training.input import batch_join, shuffle_batch_join  # noqa: F401,E402
+from tensorfleet.ops.io_readers import match_filenames_once  # noqa: F401,E402
 from tensorfleet.training.job_done import (  # noqa: F401,E402
     join_until_workers_done, signal_workers_done)
 from tensorfleet.distributed.resolver import TFConfigClusterResolver  # noqa: F401,E402

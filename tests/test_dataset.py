@@ -147,12 +147,14 @@ def test_map_before_batch_is_elementwise_and_restructures():
     np.testing.assert_allclose(xs, X[order].astype(np.float64) * 2 + 1)
 
 
-def test_map_that_is_not_elementwise_is_refused_before_batch_but_fine_after():
+def test_map_that_is_not_elementwise_runs_per_element_before_batch_and_fine_after():
     ds = tf.data.Dataset.from_tensor_slices(X)
-    with pytest.raises(tf.errors.UnimplementedError, match="Sum"):
-        ds.map(lambda x: tf.reduce_sum(x)).batch(2)
-    with pytest.raises(tf.errors.UnimplementedError, match="does not depend"):
-        ds.map(lambda x: (x, 1)).batch(2)
+    summed = ds.map(lambda x: tf.reduce_sum(x)).batch(2).make_one_shot_iterator().get_next()
+    paired = ds.map(lambda x: (x, 1)).batch(3).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        np.testing.assert_allclose(np.concatenate(_drain(sess, summed)), X.sum(axis=1))
+        ones = _drain(sess, paired[1])
+    assert np.concatenate(ones).tolist() == [1] * len(X)
     t = ds.batch(4).map(lambda x: tf.reduce_sum(x, axis=1)).make_one_shot_iterator().get_next()
     with tf.Session() as sess:
         got = np.concatenate(_drain(sess, t))

@@ -108,7 +108,11 @@ def test_sync_training_reaches_the_last_step_after_a_ps_restart(tmp_path):
 def test_sync_training_with_a_backup_worker_reaches_the_last_step_after_a_ps_restart(
         tmp_path):
     seen = _train_through_a_ps_restart(tmp_path, workers=3, replicas=2)
-    assert seen[0] >= LAST_STEP, seen
+    # With a backup worker the chief's last fetch may come before the update its own
+    # step triggered (StopAtStepHook reads the step again): the job reached the last
+    # step when any worker saw it. The bug this guards against ended every worker
+    # shortly after the restart, far below it.
+    assert max(seen.values()) >= LAST_STEP, seen
 
 
 def _supervised_program(cluster, index, logdir, results):

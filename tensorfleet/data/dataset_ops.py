@@ -12,17 +12,24 @@ keeps its own part with ``ds.shard(num_workers, worker_index)``; the shards are
 disjoint and together hold every element (shard before shuffling, so that each
 worker shuffles only its part).
 
-``map(fn)`` -- the rule. ``fn`` is traced into the graph *after* ``get_next``,
-on the tensors the iterator yields. Where those are single elements (no
-``batch`` follows the map) that is exactly ``map``. Where a ``batch`` follows,
-``fn`` is applied to whole batches, which equals mapping every element and
-then batching only when ``fn`` is element-wise: ``tf.cast``, arithmetic with
-scalars or with constants broadcast along the element's own dimensions,
-activations, ``tf.one_hot`` on the last axis, and restructuring (building
-tuples and dicts of its inputs). ``fn`` is traced once on its own to check
-this; a map followed by a batch that uses any other op (reshape, reductions,
-random ops, constants as outputs) raises ``UnimplementedError`` naming the op,
-and moving the ``map`` after the ``batch`` (written for a batch) fixes it.
+Sources are slices of arrays, integer ranges, files, Python generators
+(``from_generator``, run in the process that built the graph) and the ``zip`` or
+``concatenate`` of other data sets. ``filter``, ``padded_batch`` and ``unbatch``
+need element values, so they run inside the iterator kernel, together with every
+``map`` before them (traced into a sub-graph that the kernel runs per element).
+
+``map(fn)`` -- the rule for the maps after the last such stage. ``fn`` is
+traced into the graph *after* ``get_next``, on the tensors the iterator yields.
+Where those are single elements (no ``batch`` follows the map) that is exactly
+``map``. Where a ``batch`` follows, ``fn`` is applied to whole batches, which
+equals mapping every element and then batching when ``fn`` is element-wise:
+``tf.cast``, arithmetic with scalars or with constants broadcast along the
+element's own dimensions, activations, ``tf.one_hot`` on the last axis, and
+restructuring (building tuples and dicts of its inputs). ``fn`` is traced once
+on its own to check this; when a map followed by a batch uses any other op
+(reshape, reductions, random ops, constants as outputs), the maps before that
+batch run inside the kernel, element by element, and the batch stacks their
+results -- exact, but slower than the vectorised path.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.data import dataset_compose as _compose
 from tensorfleet.data import readers
 from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan, flatten,
                                            map_structure, pack_sequence_as)
@@ -111,6 +119,7 @@ class _MapStage:
         self.fn = fn
         self.in_spec = in_spec
         self.out_spec, self.problem = self._trace()
+        self._kernel: Optional[Dict[str, Any]] = None
 
     def _call(self, element: Any) -> Any:
         return self.fn(*element) if isinstance(element, tuple) and not hasattr(
@@ -132,6 +141,12 @@ class _MapStage:
                 raise
         spec = pack_sequence_as(out, [ComponentSpec(t.dtype, t.shape) for t in outs])
         return spec, _elementwise_problem(g, phs, outs)
+
+    def kernel_stage(self) -> Dict[str, Any]:
+        """The plain stage that runs this map inside the iterator kernel."""
+        if self._kernel is None:
+            self._kernel, _ = _compose.function_stage("map", self.fn, self.in_spec)
+        return self._kernel
 
     def apply(self, element: Any) -> Any:
         """Traces the function on ``element``'s tensors in the current graph."""
@@ -174,6 +189,14 @@ def _elementwise_problem(g: Graph, inputs: List[Tensor], outputs: List[Tensor]) 
         if t not in derived:
             return f"the output {t.name}, which does not depend on the element"
     return None
+
+
+class _KernelStage:
+    """A stage that needs element values (filter, padded_batch, unbatch), with the
+    element spec after it."""
+
+    def __init__(self, stage: Dict[str, Any], out_spec: Any):
+        self.stage, self.out_spec = stage, out_spec
 
 
 class Dataset:
@@ -247,7 +270,68 @@ class Dataset:
             ds = ds.shuffle(len(names), seed=seed)
         return ds
 
+    @staticmethod
+    def zip(datasets: Any) -> "Dataset":
+        """Elements are tuples (nested like ``datasets``) of the elements of ``datasets``,
+        taken in step; it ends with the shortest of them."""
+        children = flatten(datasets)
+        if not children or not all(isinstance(d, Dataset) for d in children):
+            raise TypeError(f"Dataset.zip needs a (nested) tuple of Datasets, got {datasets!r}")
+        source = {"kind": "zip", "children": [_compose.child(d) for d in children]}
+        leaves = [leaf for d in children for leaf in d._leaves]
+        spec = pack_sequence_as(datasets, [d._spec for d in children])
+        return Dataset(source, leaves, spec)
+
+    def concatenate(self, dataset: "Dataset") -> "Dataset":
+        """The elements of this data set, then those of ``dataset`` (same structure and
+        dtypes; dimensions that differ become unknown)."""
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"Dataset.concatenate needs a Dataset, got {dataset!r}")
+        spec = _compose.most_specific_compatible(self._spec, dataset._spec)
+        source = {"kind": "concatenate",
+                  "children": [_compose.child(self), _compose.child(dataset)]}
+        return Dataset(source, self._leaves + dataset._leaves, spec)
+
+    @staticmethod
+    def from_generator(generator: Callable[..., Any], output_types: Any,
+                       output_shapes: Any = None, args: Any = None) -> "Dataset":
+        """Elements are what ``generator(*args)`` yields, converted to ``output_types``
+        and checked against ``output_shapes``.
+
+        The generator runs in the process that builds the graph, when the iterator
+        (placed on that process's task) asks for elements; an iterator placed on a task
+        of another process fails with FailedPreconditionError.
+        """
+        source, spec = _compose.generator_source(generator, output_types, output_shapes, args)
+        return Dataset(source, [], spec)
+
     # -- transformations ------------------------------------------------------------------
+    def filter(self, predicate: Callable[..., Any]) -> "Dataset":
+        """Keeps the elements for which ``predicate`` (a scalar bool tensor function of
+        the element) is true; it runs inside the iterator, element by element."""
+        stage, _ = _compose.function_stage("filter", predicate, self._spec)
+        return self._with(_KernelStage(stage, self._spec), self._spec)
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any, padding_values: Any = None,
+                     drop_remainder: bool = False) -> "Dataset":
+        """Batches elements of different shapes, padding every component to
+        ``padded_shapes`` (``None``/-1 dims: the largest in the batch) with
+        ``padding_values`` (0 and ``b""`` by default)."""
+        size = _count(batch_size, "batch_size", 1)
+        stage, spec = _compose.padded_stage(self._spec, size, padded_shapes, padding_values,
+                                            drop_remainder)
+        return self._with(_KernelStage(stage, spec), spec)
+
+    def unbatch(self) -> "Dataset":
+        """Splits every element along its first dimension into separate elements."""
+        comps = flatten(self._spec)
+        if any(c.shape.ndims == 0 for c in comps):
+            raise ValueError("Dataset.unbatch needs components of rank >= 1")
+        spec = map_structure(lambda c: ComponentSpec(
+            c.dtype, c.shape.as_list()[1:] if c.shape.ndims is not None else None),
+            self._spec)
+        return self._with(_KernelStage({"op": "unbatch"}, spec), spec)
+
     def interleave(self, map_func: Callable[[Any], "Dataset"], cycle_length: Any,
                    block_length: Any = 1, num_parallel_calls: Any = None) -> "Dataset":
         """Reads the file data sets ``map_func(filename)`` of this data set of file names,
@@ -308,22 +392,21 @@ class Dataset:
     def batch(self, batch_size: Any, drop_remainder: bool = False) -> "Dataset":
         """Stacks consecutive elements; the last batch may be smaller unless dropped.
 
-        Raises:
-          UnimplementedError: an earlier ``map`` is not element-wise (see the module
-            docstring).
+        Earlier maps that are not element-wise run inside the kernel (see the module
+        docstring).
         """
         size = _count(batch_size, "batch_size", 1)
-        for stage in self._stages:
-            if isinstance(stage, _MapStage) and stage.problem is not None:
-                raise errors.UnimplementedError(
-                    None, None, f"Dataset.map before Dataset.batch: tensorfleet applies map "
-                    f"functions to whole batches, which is exact only for element-wise "
-                    f"functions, and this one uses {stage.problem}. Move .map() after "
-                    f".batch() and write the function for a batch.")
         dim = size if drop_remainder else None
-        return self._with({"op": "batch", "batch_size": size,
-                           "drop_remainder": bool(drop_remainder)},
-                          map_structure(lambda c: c.batched(dim), self._spec))
+        stage = {"op": "batch", "batch_size": size, "drop_remainder": bool(drop_remainder)}
+        spec = map_structure(lambda c: c.batched(dim), self._spec)
+        last = max([i for i, s in enumerate(self._stages) if isinstance(s, _KernelStage)],
+                   default=-1)
+        if any(isinstance(s, _MapStage) and s.problem is not None
+               for s in self._stages[last + 1:]):
+            # Batching would change what such a map computes, so the maps before this
+            # batch run in the kernel, on every element, and the batch stacks results.
+            return self._with(_KernelStage(stage, spec), spec)
+        return self._with(stage, spec)
 
     def take(self, count: Any) -> "Dataset":
         """At most ``count`` elements (all when -1)."""
@@ -355,16 +438,40 @@ class Dataset:
         return transformation_func(self)
 
     # -- iterators --------------------------------------------------------------------------
-    def _plan(self) -> IteratorPlan:
-        stages = [s for s in self._stages if isinstance(s, dict)]
+    def _split(self, all_maps: bool) -> Tuple[List[Dict[str, Any]], List[_MapStage], Any]:
+        """The stages the kernel runs, the maps applied after ``get_next``, and the spec
+        of what the kernel yields. Maps before a value stage (or every map, with
+        ``all_maps``) run in the kernel; the others stay in the graph."""
+        last = len(self._stages) if all_maps else max(
+            [i for i, s in enumerate(self._stages) if isinstance(s, _KernelStage)], default=-1)
+        kernel: List[Dict[str, Any]] = []
+        maps: List[_MapStage] = []
         raw = self._source_spec
-        for s in stages:
+        for i, s in enumerate(self._stages):
+            if isinstance(s, _MapStage):
+                if i < last:
+                    kernel.append(s.kernel_stage())
+                    raw = s.out_spec
+                else:
+                    maps.append(s)
+                continue
+            if isinstance(s, _KernelStage):
+                kernel.append(s.stage)
+                raw = s.out_spec
+                continue
+            kernel.append(s)
             if s["op"] == "interleave":
                 raw = ComponentSpec(_dtypes.string, [])
             elif s["op"] == "batch":
                 dim = s["batch_size"] if s["drop_remainder"] else None
                 raw = map_structure(lambda c, d=dim: c.batched(d), raw)
-        maps = [s for s in self._stages if isinstance(s, _MapStage)]
+        return kernel, maps, raw
+
+    def _kernel_stages(self, all_maps: bool = True) -> List[Dict[str, Any]]:
+        return self._split(all_maps)[0]
+
+    def _plan(self, all_maps: bool = False) -> IteratorPlan:
+        stages, maps, raw = self._split(all_maps)
         return IteratorPlan(dict(self._source), list(self._leaves), raw, stages, maps, self._spec)
 
     def make_one_shot_iterator(self) -> Iterator:
@@ -392,7 +499,8 @@ class Dataset:
         return map_structure(lambda c: Tensor, self._spec)
 
     def __repr__(self) -> str:
-        kinds = [s["op"] if isinstance(s, dict) else "map" for s in self._stages]
+        kinds = [s["op"] if isinstance(s, dict) else s.stage["op"]
+                 if isinstance(s, _KernelStage) else "map" for s in self._stages]
         return f"<Dataset {self._source['kind']}{''.join('.' + k for k in kinds)} " \
                f"types: {self.output_types}>"
 

@@ -10,8 +10,12 @@ iteration). Both ops name the same iterator resource by a shared name and are
 colocated, so they always run on the same task. See
 ``kernels/dataset_kernels.py`` for what runs.
 
-Map functions never reach the kernel: they are traced as ordinary ops on the
-tensors that ``get_next`` returns (see ``Dataset.map`` for when that is exact).
+Map functions at the end of a pipeline are traced as ordinary ops on the tensors
+that ``get_next`` returns (see ``Dataset.map`` for when that is exact). A map
+followed by ``filter``, ``padded_batch`` or ``unbatch``, a map inside a ``zip`` or
+``concatenate``, and every map of a data set bound to a reinitializable iterator
+(``Iterator.from_structure``, whose ``get_next`` exists before its data sets do)
+runs inside the kernel instead, as a sub-graph applied to every element.
 """
 
 from __future__ import annotations
@@ -104,10 +108,20 @@ class IteratorPlan:
         self.spec = spec              # nested ComponentSpecs of the final elements
 
 
-def _resolve_seeds(stages: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def _resolve_source(source: Dict[str, Any], depth: int = 1) -> Dict[str, Any]:
+    """``source`` with the shuffle seeds of its children's stages resolved."""
+    if not isinstance(source.get("children"), list):
+        return dict(source)
+    children = [dict(c, source=_resolve_source(c["source"], depth + 1),
+                     stages=_resolve_seeds(c["stages"], offset=1000 * depth * (j + 1)))
+                for j, c in enumerate(source["children"])]
+    return dict(source, children=children)
+
+
+def _resolve_seeds(stages: List[Dict[str, Any]], offset: int = 0) -> List[Dict[str, Any]]:
     """Shuffle seeds from the graph-level and op-level seeds, as random ops get theirs."""
     out = []
-    for i, st in enumerate(stages):
+    for i, st in enumerate(stages, start=offset):
         st = dict(st)
         if st["op"] == "shuffle":
             graph_seed, op_seed = get_seed(st.get("seed"))
@@ -126,7 +140,7 @@ class Iterator:
     """
 
     def __init__(self, plan: IteratorPlan, one_shot: bool, shared_name: Optional[str] = None,
-                 graph: Optional[Graph] = None):
+                 graph: Optional[Graph] = None, structure_only: bool = False):
         self._plan = plan
         self._one_shot = one_shot
         self._graph = graph or get_default_graph()
@@ -140,7 +154,9 @@ class Iterator:
             self._components = [self._as_component(leaf, i)
                                 for i, leaf in enumerate(plan.leaves)]
             self._stages = _resolve_seeds(plan.stages)
-            if not one_shot:
+            if structure_only:
+                pass
+            elif not one_shot:
                 self._initializer = self._graph.create_op(
                     "InitializeIterator", self._components, [], self._attrs(with_source=True),
                     name="MakeIterator")
@@ -167,16 +183,79 @@ class Iterator:
                                  "output_types": [c.dtype for c in raw],
                                  "output_shapes": [c.shape for c in raw]}
         if with_source:
-            attrs["source"] = dict(self._plan.source)
+            attrs["source"] = _resolve_source(self._plan.source)
             attrs["stages"] = self._stages
         return attrs
+
+    @staticmethod
+    def from_structure(output_types: Any, output_shapes: Any = None,
+                       shared_name: Optional[str] = None,
+                       output_classes: Any = None) -> "Iterator":
+        """A reinitializable iterator: ``get_next`` yields elements of this structure from
+        whichever data set's ``make_initializer(dataset)`` op ran last.
+
+        Every map of a data set bound this way runs inside the iterator kernel, element
+        by element, since ``get_next`` exists before the data sets are known.
+        """
+        if output_classes is not None and any(c is not Tensor for c in flatten(output_classes)):
+            raise TypeError(f"Iterator.from_structure: tensorfleet iterators yield dense "
+                            f"Tensors only, got output_classes {output_classes!r}")
+        types = map_structure(_dtypes.as_dtype, output_types)
+        flat_types = flatten(types)
+        if output_shapes is None:
+            flat_shapes = [TensorShape(None) for _ in flat_types]
+        else:
+            flat_shapes = [as_shape(x) for x in (flatten(output_shapes) if isinstance(
+                types, (tuple, dict)) else [output_shapes])]
+            if len(flat_shapes) != len(flat_types):
+                raise ValueError(f"Iterator.from_structure: output_shapes must be nested like "
+                                 f"output_types {output_types}")
+        spec = pack_sequence_as(types, [ComponentSpec(t, sh) for t, sh in
+                                        zip(flat_types, flat_shapes)])
+        plan = IteratorPlan({}, [], spec, [], [], spec)
+        return Iterator(plan, one_shot=False, shared_name=shared_name, structure_only=True)
+
+    def make_initializer(self, dataset: Any, name: Optional[str] = None) -> Operation:
+        """An op that (re)starts this iterator on ``dataset``, whose element structure
+        and dtypes must equal the iterator's and whose shapes must be compatible."""
+        mine = flatten(self._plan.spec)
+        theirs = flatten(dataset._spec)
+        if len(mine) != len(theirs) or any(a.dtype is not b.dtype for a, b in
+                                           zip(mine, theirs)):
+            raise TypeError(f"Expected output types {self.output_types} but got dataset with "
+                            f"output types {dataset.output_types}")
+        if any(not a.shape.is_compatible_with(b.shape) for a, b in zip(mine, theirs)):
+            raise TypeError(f"Expected output shapes compatible with {self.output_shapes} "
+                            f"but got dataset with output shapes {dataset.output_shapes}")
+        plan = dataset._plan(all_maps=True)
+        g = self._graph
+        with g.as_default(), g.name_scope("Iterator"):
+            comps = [self._as_component(leaf, i) for i, leaf in enumerate(plan.leaves)]
+            attrs = {"shared_name": self._shared_name,
+                     "output_types": [c.dtype for c in mine],
+                     "output_shapes": [c.shape for c in mine],
+                     "source": _resolve_source(plan.source),
+                     "stages": _resolve_seeds(plan.stages)}
+            coloc = g.colocate_with(self._anchor) if self._anchor is not None else None
+            if coloc is not None:
+                coloc.__enter__()
+            try:
+                op = g.create_op("InitializeIterator", comps, [], attrs,
+                                 name=name or "make_initializer")
+            finally:
+                if coloc is not None:
+                    coloc.__exit__(None, None, None)
+        if self._anchor is None:
+            self._anchor = op
+        return op
 
     @property
     def initializer(self) -> Operation:
         """The op that (re)starts an initializable iterator."""
         if self._initializer is None:
             raise ValueError("Iterator does not have an initializer: a one-shot iterator "
-                             "starts on its first get_next().")
+                             "starts on its first get_next(), and one made by "
+                             "from_structure() is started by make_initializer(dataset).")
         return self._initializer
 
     def get_next(self, name: Optional[str] = None) -> Any:

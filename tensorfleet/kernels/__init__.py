@@ -19,4 +19,5 @@ from tensorfleet.kernels import training_sparse_kernels  # noqa: F401,E402
 from tensorfleet.kernels import dynamic_embedding_kernels  # noqa: F401,E402
 from tensorfleet.kernels import array_kernels_more  # noqa: F401,E402
 from tensorfleet.kernels import nn_conv_kernels  # noqa: F401,E402
+from tensorfleet.kernels import io_reader_kernels  # noqa: F401,E402
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401

@@ -8,7 +8,9 @@ the pipeline here from that description.
 The pipeline streams row *indices*, not values: a stage moves ints (or, after
 ``batch``, nested lists of ints) and only the element that leaves the iterator
 is gathered from the source arrays. Shuffle buffers therefore hold ints, and a
-data set of any row size costs the same to shuffle.
+data set of any row size costs the same to shuffle. Stages that need values
+(filter, padded_batch, unbatch, maps run here) and the zip, concatenate and
+generator sources switch the pipeline to value tuples (``dataset_values.py``).
 
 The iteration state (each stage's position, the shuffle buffers and their
 numpy Generators) lives in an ``IteratorResource`` in the task's resource
@@ -23,11 +25,13 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.framework.serialization import SubGraph
+from tensorfleet.kernels import dataset_values as dv
 from tensorfleet.kernels.reader_kernels import FileRecords, Interleave, check_reader
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
@@ -36,7 +40,9 @@ logger = logging.getLogger(__name__)
 # Iterators share the default container with variables and queues; the prefix
 # keeps their names apart from those.
 RESOURCE_PREFIX = "_iterator/"
-STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave")
+STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave",
+             "padded_batch", "unbatch", "filter", "map")
+COMPOSITE_SOURCES = ("zip", "concatenate")
 _MAX_INT = 2 ** 62
 
 
@@ -80,6 +86,24 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
                                         f"non-negative ints, got {seed!r}")
         elif kind == "batch":
             _int(st, "batch_size", 1, op_name)
+        elif kind == "padded_batch":
+            _int(st, "batch_size", 1, op_name)
+            shapes, values = st.get("padded_shapes"), st.get("padding_values")
+            if not isinstance(shapes, (list, tuple)) or not all(
+                    isinstance(sh, (list, tuple)) and all(
+                        isinstance(d, (int, np.integer)) and d >= -1 for d in sh)
+                    for sh in shapes):
+                raise _invalid(op_name, f"padded_batch: padded_shapes must be lists of ints "
+                                        f">= -1, got {shapes!r}")
+            if not isinstance(values, (list, tuple)) or len(values) != len(shapes):
+                raise _invalid(op_name, "padded_batch: one padding value per component needed")
+        elif kind in ("filter", "map"):
+            if not isinstance(st.get("fn"), SubGraph) or not all(
+                    isinstance(st.get(k), (list, tuple)) for k in ("inputs", "outputs")):
+                raise _invalid(op_name, f"Dataset {kind} stage needs a sub-graph and the "
+                                        f"names of its inputs and outputs")
+        elif kind == "unbatch":
+            pass
         elif kind == "interleave":
             if inner:
                 raise _invalid(op_name, "Dataset.interleave cannot be nested")
@@ -196,12 +220,26 @@ class _Skip:
 
 def build_pipeline(num_rows: Any, stages: Sequence[Dict[str, Any]],
                    resolve: Any = None) -> Iterable[Any]:
-    """The re-iterable chain of ``stages`` over rows ``0 .. num_rows-1`` (or over the
+    """The re-iterable chain of index ``stages`` over rows ``0 .. num_rows-1`` (or over the
     re-iterable ``num_rows``, e.g. file records). ``resolve(row)`` gives the file name an
     ``interleave`` stage opens for an upstream row."""
-    node: Iterable[Any] = _Rows(num_rows) if isinstance(num_rows, int) else num_rows
+    node, _ = build_mixed(_Rows(num_rows) if isinstance(num_rows, int) else num_rows,
+                          stages, _values_gather, resolve, None)
+    return node
+
+
+def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: Any,
+                resolve: Any, compile_fn: Any) -> Tuple[Iterable[Any], Any]:
+    """The chain of ``stages`` over ``node``, and how its elements become outputs.
+
+    With ``gather`` set, ``node`` streams indices (``gather`` turns them into values);
+    with ``gather`` None it already streams value tuples. The chain switches from
+    indices to values at the first stage that needs values.
+    """
     for st in stages:
         kind = st["op"]
+        if kind in dv.VALUE_STAGES and gather is not None:
+            node, gather = dv.Gather(node, gather), None
         if kind == "shard":
             node = _Shard(node, int(st["num_shards"]), int(st["index"]))
         elif kind == "shuffle":
@@ -210,15 +248,31 @@ def build_pipeline(num_rows: Any, stages: Sequence[Dict[str, Any]],
         elif kind == "repeat":
             node = _Repeat(node, int(st["count"]))
         elif kind == "batch":
-            node = _Batch(node, int(st["batch_size"]), bool(st.get("drop_remainder", False)))
+            size, drop = int(st["batch_size"]), bool(st.get("drop_remainder", False))
+            node = _Batch(node, size, drop) if gather is not None else \
+                dv.ValueBatch(node, size, drop)
         elif kind == "take":
             node = _Take(node, int(st["count"]))
+        elif kind == "skip":
+            node = _Skip(node, int(st["count"]))
         elif kind == "interleave":
+            if gather is None:
+                raise _invalid(None, "Dataset.interleave must come before filter, "
+                                     "padded_batch, unbatch and zip/concatenate/from_generator")
             node = Interleave(node, _inner_maker(st, resolve), int(st["cycle_length"]),
                               int(st["block_length"]))
-        else:
-            node = _Skip(node, int(st["count"]))
-    return node
+            gather = _values_gather
+        elif kind == "padded_batch":
+            node = dv.PaddedBatch(node, int(st["batch_size"]), bool(st["drop_remainder"]),
+                                  [list(map(int, sh)) for sh in st["padded_shapes"]],
+                                  list(st["padding_values"]))
+        elif kind == "unbatch":
+            node = dv.Unbatch(node)
+        elif kind == "map":
+            node = dv.Map(node, compile_fn(st))
+        else:  # filter
+            node = dv.Filter(node, compile_fn(st))
+    return node, (gather if gather is not None else dv.values_out)
 
 
 def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
@@ -243,6 +297,75 @@ def _string_scalars(components: Sequence[Any], op_name: Optional[str]) -> List[A
     return list(names)
 
 
+def _root(source: Dict[str, Any], components: List[Any],
+          op_name: Optional[str]) -> Tuple[Iterable[Any], Any, Any]:
+    """The index (or record) root of a simple source, its gather and its resolver."""
+    kind = source.get("kind") if isinstance(source, dict) else None
+    if kind == "files":
+        check_reader(source, op_name)
+        root = FileRecords(_string_scalars(components, op_name), source["reader"],
+                           source.get("compression"))
+        return root, _values_gather, None
+    if kind == "slices":
+        if not components:
+            raise _invalid(op_name, "from_tensor_slices needs at least one component")
+        arrays = [np.asarray(c) for c in components]
+        if any(a.ndim == 0 for a in arrays):
+            raise _invalid(op_name, "Dataset source components must have rank >= 1")
+        n = arrays[0].shape[0]
+        if any(a.shape[0] != n for a in arrays):
+            raise _invalid(op_name, f"Dataset source components differ in their first "
+                                    f"dimension: {[a.shape[0] for a in arrays]}")
+        return _Rows(n), _slices_gather(arrays), _slices_resolve(arrays)
+    if kind == "range":
+        try:
+            start, stop, step = (int(source[k]) for k in ("start", "stop", "step"))
+        except (KeyError, TypeError, ValueError):
+            raise _invalid(op_name, f"range source needs int start/stop/step: {source}") \
+                from None
+        if step == 0:
+            raise _invalid(op_name, "Dataset.range step must not be zero")
+        return _Rows(len(range(start, stop, step))), _range_gather(start, step), None
+    raise _invalid(op_name, f"Unknown dataset source {source!r}")
+
+
+def _build_source(source: Dict[str, Any], stages: List[Dict[str, Any]], components: List[Any],
+                  op_name: Optional[str], ctx: Optional[KernelContext],
+                  depth: int = 0) -> Tuple[Iterable[Any], Any]:
+    """The pipeline of ``source`` and ``stages`` over the op's ``components`` (a composite
+    source consumes them child by child), and its output gather."""
+    if depth > 16:
+        raise _invalid(op_name, "Dataset sources nested too deeply")
+
+    def compile_fn(st: Dict[str, Any]) -> Any:
+        if ctx is None:
+            raise _invalid(op_name, "a map or filter stage needs a kernel context")
+        return dv.Function(st, ctx.resources, ctx.owner, op_name)
+
+    kind = source.get("kind") if isinstance(source, dict) else None
+    if kind == "generator":
+        node: Iterable[Any] = dv.Generator(dv.lookup_generator(source.get("token"), op_name))
+        return build_mixed(node, stages, None, None, compile_fn)
+    if kind in COMPOSITE_SOURCES:
+        children = source.get("children")
+        if not isinstance(children, list) or not children:
+            raise _invalid(op_name, f"{kind} source needs a list of children")
+        built = []
+        for child in children:
+            if not isinstance(child, dict) or not isinstance(child.get("n"), int) or \
+                    child["n"] < 0 or child["n"] > len(components):
+                raise _invalid(op_name, f"malformed {kind} child {child!r}")
+            mine, components = components[:child["n"]], components[child["n"]:]
+            sub, gather = _build_source(
+                child.get("source"), validate_stages(child.get("stages"), op_name), mine,
+                op_name, ctx, depth + 1)
+            built.append(dv.Gather(sub, gather) if gather is not dv.values_out else sub)
+        node = dv.Zip(built) if kind == "zip" else dv.Concatenate(built)
+        return build_mixed(node, stages, None, None, compile_fn)
+    root, gather, resolve = _root(source, components, op_name)
+    return build_mixed(root, stages, gather, resolve, compile_fn)
+
+
 class IteratorResource:
     """One iterator's position in its pipeline, shared by every op that names it."""
 
@@ -258,45 +381,11 @@ class IteratorResource:
 
     def initialize(self, source: Dict[str, Any], stages: List[Dict[str, Any]],
                    components: Sequence[np.ndarray], op_name: Optional[str] = None,
-                   only_once: bool = False) -> None:
+                   only_once: bool = False, ctx: Optional[KernelContext] = None) -> None:
         """(Re)starts the iterator at the beginning of the pipeline over ``components``;
-        with ``only_once`` an iterator that already started is left where it is."""
-        kind = source.get("kind") if isinstance(source, dict) else None
-        resolve = None
-        if kind == "files":
-            check_reader(source, op_name)
-            root: Any = FileRecords(_string_scalars(components, op_name), source["reader"],
-                                    source.get("compression"))
-            gather = _values_gather
-        elif kind == "slices":
-            if not components:
-                raise _invalid(op_name, "from_tensor_slices needs at least one component")
-            arrays = [np.asarray(c) for c in components]
-            if any(a.ndim == 0 for a in arrays):
-                raise _invalid(op_name, "Dataset source components must have rank >= 1")
-            n = arrays[0].shape[0]
-            if any(a.shape[0] != n for a in arrays):
-                raise _invalid(op_name, f"Dataset source components differ in their first "
-                                        f"dimension: {[a.shape[0] for a in arrays]}")
-            gather = _slices_gather(arrays)
-            resolve = _slices_resolve(arrays)
-            root = n
-        elif kind == "range":
-            try:
-                start, stop, step = (int(source[k]) for k in ("start", "stop", "step"))
-            except (KeyError, TypeError, ValueError):
-                raise _invalid(op_name, f"range source needs int start/stop/step: {source}") \
-                    from None
-            if step == 0:
-                raise _invalid(op_name, "Dataset.range step must not be zero")
-            root = len(range(start, stop, step))
-            gather = _range_gather(start, step)
-        else:
-            raise _invalid(op_name, f"Unknown dataset source {source!r}")
-        if any(st["op"] == "interleave" for st in stages):
-            # Past an interleave the pipeline carries records, not rows.
-            gather = _values_gather
-        pipeline = build_pipeline(root, stages, resolve)
+        with ``only_once`` an iterator that already started is left where it is.
+        ``ctx`` gives map and filter functions the task's resources."""
+        pipeline, gather = _build_source(source, stages, list(components), op_name, ctx)
         with self._lock:
             if only_once and self._it is not None:
                 return
@@ -399,7 +488,7 @@ def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
     if not res.initialized:
         res.initialize(ctx.attrs.get("source"),
                        validate_stages(ctx.attrs.get("stages"), ctx.op_name),
-                       components, ctx.op_name, only_once=True)
+                       components, ctx.op_name, only_once=True, ctx=ctx)
     return _cast_outputs(ctx, res.get_next(ctx.op_name))
 
 
@@ -407,7 +496,7 @@ def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
 def _initialize_iterator(ctx: KernelContext, *components: np.ndarray) -> None:
     _resource(ctx).initialize(ctx.attrs.get("source"),
                               validate_stages(ctx.attrs.get("stages"), ctx.op_name),
-                              components, ctx.op_name)
+                              components, ctx.op_name, ctx=ctx)
 
 
 @register_kernel("IteratorGetNextV2")

@@ -32,6 +32,12 @@ def set_plan_builder(fn: PlanBuilder) -> None:
     _builder[0] = fn
 
 
+def plan_builder() -> Optional[PlanBuilder]:
+    """How to compile a sub-graph into a plan (None until the runtime is imported);
+    used by other kernels that run functions, such as ``tf.data`` map stages."""
+    return _builder[0]
+
+
 class _SubPlan:
     __slots__ = ("plan", "feed_index")
 
@@ -146,4 +152,4 @@ def _record_get(ctx: KernelContext, record: List[Any], index: Any) -> Any:
     return record[i]
 
 
-__all__ = ["set_plan_builder"]
+__all__ = ["set_plan_builder", "plan_builder"]

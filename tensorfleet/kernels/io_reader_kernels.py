@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.data.readers import iter_lines
+from tensorfleet.kernels.reader_kernels import iter_lines
 from tensorfleet.io_tfrecord import compression_kind, iter_records, open_for_reading
 from tensorfleet.kernels.queue_resources import FIFOQueueResource
 from tensorfleet.kernels.registry import KernelContext, register_kernel

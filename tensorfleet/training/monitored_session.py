@@ -190,6 +190,8 @@ class _MonitoredSession:
             raise RuntimeError("Run called on a closed MonitoredSession.")
         attempt = 0
         failed_at: Optional[float] = None
+        first_failure: Optional[float] = None
+        pause = _RECREATE_FIRST_PAUSE_SECS
         while True:
             sess = self._ensure_session()
             if failed_at is not None:
@@ -200,15 +202,24 @@ class _MonitoredSession:
                 return self._run_coordinated(fn, sess)
             except _PREEMPTION_ERRORS as e:
                 attempt += 1
-                if not self._should_recover or attempt > self._max_recovery_attempts:
+                now = time.monotonic()
+                first_failure = now if first_failure is None else first_failure
+                # As for creating a session: a peer coming back (and the channels to it
+                # leaving their reconnect backoff) takes time that quick failures would
+                # not wait out, so the budget is in seconds as well as attempts.
+                if not self._should_recover or (
+                        attempt > self._max_recovery_attempts and
+                        now - first_failure + pause > self._max_recovery_wait_secs):
                     raise
                 logger.warning(
                     "A step failed with %s: %s. A parameter server or worker may have "
-                    "restarted; closing this session, creating a new one (attempt %d of %d) "
-                    "and retrying the step.", type(e).__name__, e, attempt,
-                    self._max_recovery_attempts)
-                failed_at = time.monotonic()
+                    "restarted; closing this session, creating a new one (attempt %d) "
+                    "and retrying the step in %.2fs.", type(e).__name__, e, attempt, pause)
+                failed_at = now
                 self._discard_session()
+                if attempt > 1:
+                    time.sleep(pause)
+                    pause = min(_RECREATE_MAX_PAUSE_SECS, pause * 2)
 
     def _run_coordinated(self, fn: Callable[[Any], Any], sess: Any) -> Any:
         try:

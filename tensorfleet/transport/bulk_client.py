@@ -104,6 +104,8 @@ class _Stale(Exception):
 
 def _alive(sock: socket.socket) -> bool:
     """Whether an idle connection is still open with nothing unread on it."""
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
+        return False  # decrypted bytes nobody asked for
     try:
         # End of stream, or bytes nobody asked for: either way it cannot be reused.
         peek(sock, getattr(socket, "MSG_DONTWAIT", 0))
