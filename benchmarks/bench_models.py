@@ -36,17 +36,22 @@ def _batches(shape: List[int], count: int) -> List[tuple]:
              one_hot(rng.integers(0, 10, size=BATCH))) for _ in range(count)]
 
 
-def _conv_var(tf: Any, rng: np.random.Generator, k: int, cin: int, cout: int,
-              name: str) -> Any:
-    return tf.Variable(glorot(rng, [k, k, cin, cout], k * k * cin, k * k * cout), name=name)
+def _conv_pool(tf: Any, rng: np.random.Generator, h: Any, cin: int, cout: int, pool: int,
+               index: int) -> Any:
+    """5x5 SAME conv + bias + ReLU, then a ``pool`` x ``pool`` stride-2 SAME max-pool."""
+    k = tf.Variable(glorot(rng, [5, 5, cin, cout], 25 * cin, 25 * cout), name=f"k{index}")
+    b = tf.Variable(np.full([cout], 0.1, np.float32), name=f"c{index}")
+    h = tf.nn.relu(tf.nn.conv2d(h, k, [1, 1, 1, 1], "SAME") + b)
+    return tf.nn.max_pool(h, [1, pool, pool, 1], [1, 2, 2, 1], "SAME")
 
 
-def _dense_var(tf: Any, rng: np.random.Generator, n_in: int, n_out: int, name: str) -> Any:
-    return tf.Variable(glorot(rng, [n_in, n_out], n_in, n_out), name=name)
-
-
-def _bias(tf: Any, n: int, name: str) -> Any:
-    return tf.Variable(np.full([n], 0.1, np.float32), name=name)
+def _dense(tf: Any, rng: np.random.Generator, h: Any, n_in: int, n_out: int, index: int,
+           relu: bool = True) -> Any:
+    """``h @ w + b``, through a ReLU unless ``relu`` is False."""
+    w = tf.Variable(glorot(rng, [n_in, n_out], n_in, n_out), name=f"w{index}")
+    b = tf.Variable(np.full([n_out], 0.1, np.float32), name=f"b{index}")
+    out = tf.matmul(h, w) + b
+    return tf.nn.relu(out) if relu else out
 
 
 def case_mnist_cnn(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
@@ -57,17 +62,11 @@ def case_mnist_cnn(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
         x = tf.placeholder(tf.float32, [None, 28, 28, 1], name="x")
         y = tf.placeholder(tf.float32, [None, 10], name="y")
         keep = tf.placeholder_with_default(0.5, [], name="keep_prob")
-        h = tf.nn.relu(tf.nn.conv2d(x, _conv_var(tf, rng, 5, 1, 32, "k1"), [1, 1, 1, 1],
-                                    "SAME") + _bias(tf, 32, "c1"))
-        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
-        h = tf.nn.relu(tf.nn.conv2d(h, _conv_var(tf, rng, 5, 32, 64, "k2"), [1, 1, 1, 1],
-                                    "SAME") + _bias(tf, 64, "c2"))
-        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
-        h = tf.reshape(h, [-1, 7 * 7 * 64])
-        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 7 * 7 * 64, 1024, "w3"))
-                       + _bias(tf, 1024, "b3"))
+        h = _conv_pool(tf, rng, x, 1, 32, 2, 1)
+        h = _conv_pool(tf, rng, h, 32, 64, 2, 2)
+        h = _dense(tf, rng, tf.reshape(h, [-1, 7 * 7 * 64]), 7 * 7 * 64, 1024, 3)
         h = tf.nn.dropout(h, keep_prob=keep, seed=7)
-        logits = tf.matmul(h, _dense_var(tf, rng, 1024, 10, "w4")) + _bias(tf, 10, "b4")
+        logits = _dense(tf, rng, h, 1024, 10, 4, relu=False)
         loss = tf.reduce_mean(
             tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
         train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
@@ -84,17 +83,11 @@ def case_cifar_cnn(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None, 24, 24, 3], name="x")
         y = tf.placeholder(tf.float32, [None, 10], name="y")
-        h = tf.nn.relu(tf.nn.conv2d(x, _conv_var(tf, rng, 5, 3, 64, "k1"), [1, 1, 1, 1],
-                                    "SAME") + _bias(tf, 64, "c1"))
-        h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
-        h = tf.nn.relu(tf.nn.conv2d(h, _conv_var(tf, rng, 5, 64, 64, "k2"), [1, 1, 1, 1],
-                                    "SAME") + _bias(tf, 64, "c2"))
-        h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
-        h = tf.reshape(h, [-1, 6 * 6 * 64])
-        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 6 * 6 * 64, 384, "w3"))
-                       + _bias(tf, 384, "b3"))
-        h = tf.nn.relu(tf.matmul(h, _dense_var(tf, rng, 384, 192, "w4")) + _bias(tf, 192, "b4"))
-        logits = tf.matmul(h, _dense_var(tf, rng, 192, 10, "w5")) + _bias(tf, 10, "b5")
+        h = _conv_pool(tf, rng, x, 3, 64, 3, 1)
+        h = _conv_pool(tf, rng, h, 64, 64, 3, 2)
+        h = _dense(tf, rng, tf.reshape(h, [-1, 6 * 6 * 64]), 6 * 6 * 64, 384, 3)
+        h = _dense(tf, rng, h, 384, 192, 4)
+        logits = _dense(tf, rng, h, 192, 10, 5, relu=False)
         loss = tf.reduce_mean(
             tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
         train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
