@@ -11,6 +11,8 @@ import grpc
 import numpy as np
 import pytest
 
+import tensorfleet as tf
+from tensorfleet.distributed.server import free_ports
 from tensorfleet.transport import auth, bulk, bulk_client, rpc
 
 SERVICE = "test.Tls"
@@ -194,3 +196,32 @@ def test_side_channel_tls_of_unknown_credentials_is_none(tls_cert):
     mutual = auth.side_channel_tls(auth.server_credentials(cert, key, ca_file=cert,
                                                            require_client_auth=True))
     assert mutual.verify_mode == ssl.CERT_REQUIRED
+
+
+def test_a_tls_cluster_of_servers_runs_a_step_across_tasks(tls_cert):
+    """Two ``tf.train.Server`` tasks with TLS: the worker's master reaches the ps over
+    TLS with the channel credentials, and a variable placed on the ps trains."""
+    cert, key = tls_cert
+    ports = free_ports(2)
+    spec = tf.train.ClusterSpec({"ps": [f"localhost:{ports[0]}"],
+                                 "worker": [f"localhost:{ports[1]}"]})
+    with pytest.raises(ValueError, match="channel_credentials"):
+        tf.train.Server(spec, "ps", 0, token=TOKEN, start=False,
+                        credentials=auth.server_credentials(cert, key))
+    servers = [tf.train.Server(spec, job, 0, token=TOKEN,
+                               credentials=auth.server_credentials(cert, key),
+                               channel_credentials=auth.channel_credentials(ca_file=cert))
+               for job in ("ps", "worker")]
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(np.ones(4, np.float32), name="v")
+            with tf.device("/job:worker/task:0"):
+                step = tf.assign_add(v, tf.fill([4], 2.0))
+            with tf.Session(servers[1].target) as sess:
+                sess.run(v.initializer)
+                sess.run(step)
+                np.testing.assert_array_equal(sess.run(v), np.full(4, 3.0, np.float32))
+    finally:
+        for s in servers:
+            s.stop()

@@ -373,7 +373,11 @@ def test_disk_full_on_a_real_file_system(tmp_path):
     cmd = ["unshare", flags, "sh", "-c",
            'mount -t tmpfs -o size=1m tmpfs "$1" || exit 77; exec "$2" "$3" "$1"', "sh",
            str(mnt), sys.executable, str(script)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    # The child imports the tensorfleet these tests import, installed or not.
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
     if r.returncode == 77 or "unshare failed" in r.stderr:
         pytest.skip(f"cannot mount a small tmpfs here: {r.stderr.strip()[-300:]}")
     assert r.returncode == 0, r.stderr[-3000:]

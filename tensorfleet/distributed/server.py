@@ -102,13 +102,17 @@ class Server:
 
     It binds the address that the cluster spec gives its own task. Calls must carry
     the cluster token (``TENSORFLEET_TOKEN`` or ``token=``); a server bound to a
-    non-loopback address refuses to start without one.
+    non-loopback address refuses to start without one. With TLS, ``credentials`` are the
+    server credentials of its own port (``transport.server_credentials``) and
+    ``channel_credentials`` those of its calls to the other tasks
+    (``transport.channel_credentials``).
     """
 
     def __init__(self, server_or_cluster_def: Any, job_name: Optional[str] = None,
                  task_index: Optional[int] = None, protocol: Optional[str] = None,
                  config: Optional[ConfigProto] = None, start: bool = True,
-                 token: Optional[str] = None, credentials: Any = None):
+                 token: Optional[str] = None, credentials: Any = None,
+                 channel_credentials: Any = None):
         configure_from_env()  # TENSORFLEET_LOG_LEVEL reaches every task's own logs
         cluster, job, idx, proto = _resolve(server_or_cluster_def, job_name, task_index)
         proto = protocol or proto
@@ -125,7 +129,16 @@ class Server:
         self.task = f"/job:{job}/task:{idx}"
         self.address = cluster.task_address(job, idx)
         self._token = token if token is not None else os.environ.get("TENSORFLEET_TOKEN")
+        if credentials is not None and channel_credentials is None \
+                and len(cluster.all_tasks()) > 1:
+            # gRPC server credentials cannot open client channels: without these the
+            # first call to a peer task would fail mid-step instead of here.
+            raise ValueError(
+                "a TLS server in a cluster of several tasks needs channel_credentials= "
+                "(transport.channel_credentials(ca_file=...)) for its calls to the other "
+                "tasks as well as credentials= for its own port")
         self._credentials = credentials
+        self._channel_credentials = channel_credentials
         self.worker = WorkerService(self.task, peer=self._worker_client)
         self.worker.cluster_def = cluster.as_cluster_def()
         self.master = MasterService(self.task, cluster, self._worker_client)
@@ -205,7 +218,8 @@ class Server:
             peer = self._peers.get(task)
             if peer is None:
                 peer = self._peers[task] = RemoteWorker(
-                    client_for(self._cluster.address_of(task), self._token, self._credentials),
+                    client_for(self._cluster.address_of(task), self._token,
+                               self._channel_credentials),
                     task)
         return peer
 
