@@ -9,6 +9,9 @@ shared helpers: framework loading, timing, the JSON line).
             softmax over the vocabulary, cost = summed cross entropy / batch,
             ``clip_by_global_norm(5)`` and ``GradientDescentOptimizer(1.0)``.
 
+``--kernel-times`` (tensorfleet only) also prints, on stderr, the time each op type's
+kernels took per step, summed over the run: where a step's time goes.
+
 The token ids are fixed random numbers (the step's cost does not depend on them).
 Every variable starts from a numpy array drawn from fixed seeds and loaded into
 both frameworks after initialization, so equal losses after equal steps show the
@@ -19,7 +22,9 @@ Keras, so ``TF_USE_LEGACY_KERAS=1`` is set before it is imported (``bench_local.
 from __future__ import annotations
 
 import argparse
+import collections
 import sys
+import time
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
@@ -86,8 +91,45 @@ def _ptb(tf: Any, args: argparse.Namespace, case: str) -> Dict[str, Any]:
         loads = tf.group(*[tf.assign(v, p) for v, p in zip(tvars, phs)])
         feeds = [{ids: x, targets: y} for x, y in data]
         load_feed = dict(zip(phs, values))
-        return _train_loop(tf, args, case, train_op, cost, feeds,
-                           after_init=lambda sess: sess.run(loads, feed_dict=load_feed))
+        timed = _time_kernels(tf) if getattr(args, "kernel_times", False) else None
+        record = _train_loop(tf, args, case, train_op, cost, feeds,
+                             after_init=lambda sess: sess.run(loads, feed_dict=load_feed))
+        if timed is not None:
+            _print_kernel_times(timed, record["trained_steps"] + 2)
+        return record
+
+
+def _time_kernels(tf: Any) -> Dict[str, List[float]]:
+    """Wraps the CPU kernel of every op type in the default graph with a timer; returns
+    the [seconds, calls] table the wrappers fill."""
+    if tf.__name__ != "tensorfleet":
+        raise SystemExit("--kernel-times needs --framework tensorfleet")
+    registry = tf.kernels.registry
+    table: Dict[str, List[float]] = collections.defaultdict(lambda: [0.0, 0])
+
+    def wrap(op_type: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(ctx: Any, *inputs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return kernel(ctx, *inputs)
+            finally:
+                entry = table[op_type]
+                entry[0] += time.perf_counter() - start
+                entry[1] += 1
+        return timed
+
+    for op_type in {op.type for op in tf.get_default_graph().get_operations()}:
+        registry.register_kernel(op_type)(wrap(op_type, registry.get_kernel(op_type)))
+    return table
+
+
+def _print_kernel_times(table: Dict[str, List[float]], runs: int) -> None:
+    total = sum(sec for sec, _ in table.values())
+    print(f"kernel time per run ({runs} runs, initialization included): "
+          f"{total / runs * 1e3:.2f} ms", file=sys.stderr)
+    for op_type, (sec, calls) in sorted(table.items(), key=lambda kv: -kv[1][0]):
+        print(f"  {op_type:40s} {sec / runs * 1e3:8.3f} ms  {calls / runs:6.1f} calls",
+              file=sys.stderr)
 
 
 CASES: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]] = {
@@ -100,7 +142,18 @@ DEFAULT_WARMUP = {"ptb_lstm": 5, "ptb_lstm_static": 5}
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs one case under one framework and prints its JSON result line."""
-    return bench_main(__doc__, CASES, DEFAULT_STEPS, DEFAULT_WARMUP, argv, max_seconds=60.0,
+    extra = argparse.ArgumentParser(add_help=False)
+    extra.add_argument("--kernel-times", action="store_true")
+    own, rest = extra.parse_known_args(argv)
+    cases = CASES
+    if own.kernel_times:
+        def with_times(fn: Callable[[Any, argparse.Namespace], Dict[str, Any]]) -> Any:
+            def run(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+                args.kernel_times = True
+                return fn(tf, args)
+            return run
+        cases = {name: with_times(fn) for name, fn in CASES.items()}
+    return bench_main(__doc__, cases, DEFAULT_STEPS, DEFAULT_WARMUP, rest, max_seconds=60.0,
                       batches=4)
 
 

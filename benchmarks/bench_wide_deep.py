@@ -19,8 +19,20 @@ that time. After training, ``evaluate`` on a held-out file gives the AUC, after 
 number of steps on both sides. TensorFlow 2.21 has no ``tf.estimator``, so the TensorFlow
 side runs in ``benchmarks/.venv-tf215`` (TensorFlow 2.15.1 + tensorflow-estimator 2.15.0).
 
+``--cluster`` runs the same program as a cluster on this machine: ``tensorfleet
+launch --chief --ps 2 --workers 1 --evaluator`` starts one process per task, each with
+its ``TF_CONFIG``, running this file with ``--cluster-task`` (under the TensorFlow
+interpreter for ``--framework tensorflow``: the task re-executes itself with it);
+``tf.estimator.train_and_evaluate`` trains on the chief and the worker (each reads
+its own shard of the file) against the variables on the two parameter servers. The
+chief stamps every step with the global step; the figure is the global examples/s
+over the steady phase (global steps after ``--warmup``). The evaluator waits for the
+chief to finish and evaluates the final checkpoint on the held-out file. The
+launcher ends every task, and the run ends the launcher's whole process group.
+
     python benchmarks/bench_wide_deep.py --framework tensorfleet
     python benchmarks/bench_wide_deep.py --framework tensorfleet --profile /tmp/wd.prof
+    python benchmarks/bench_wide_deep.py --framework tensorfleet --cluster
 """
 
 from __future__ import annotations
@@ -29,9 +41,13 @@ import argparse
 import collections
 import cProfile
 import importlib
+import json
 import os
+import resource
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,8 +114,10 @@ def data_files(data_dir: Path, train_rows: int, eval_rows: int) -> Tuple[Path, P
     return train, held_out
 
 
-def make_input_fn(tf: Any, path: Path, batch: int, epochs: Optional[int]) -> Any:
-    """An input_fn: batches of (features dict, label) parsed by ``tf.decode_csv``."""
+def make_input_fn(tf: Any, path: Path, batch: int, epochs: Optional[int],
+                  sharded: bool = False) -> Any:
+    """An input_fn: batches of (features dict, label) parsed by ``tf.decode_csv``;
+    ``sharded``: each trainer of a cluster reads every n-th line (its own shard)."""
     defaults = [[0]] + [[0.0]] * 13 + [[""]] * 26
 
     def parse(lines: Any) -> Tuple[Dict[str, Any], Any]:
@@ -111,7 +129,13 @@ def make_input_fn(tf: Any, path: Path, batch: int, epochs: Optional[int]) -> Any
         ds = tf.data.TextLineDataset(str(path)).repeat(epochs).batch(batch)
         return ds.map(parse).prefetch(2)
 
-    return input_fn
+    def sharded_input_fn(config: Any) -> Any:
+        ds = tf.data.TextLineDataset(str(path))
+        if config.num_worker_replicas > 1:
+            ds = ds.shard(config.num_worker_replicas, config.global_id_in_cluster)
+        return ds.repeat(epochs).batch(batch).map(parse).prefetch(2)
+
+    return sharded_input_fn if sharded else input_fn
 
 
 def feature_columns(tf: Any) -> Tuple[List[Any], List[Any]]:
@@ -198,21 +222,26 @@ class KernelTimes:
         return "\n".join(lines)
 
 
+def make_estimator(tf: Any, model_dir: str) -> Any:
+    """The DNNLinearCombinedClassifier with its default optimizers and partitioners."""
+    wide, deep = feature_columns(tf)
+    # No summaries, step-rate logs or timed checkpoints inside the timed phase on
+    # either side: the figure is the training step itself.
+    config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=SEED,
+                                    save_summary_steps=10 ** 9,
+                                    save_checkpoints_secs=10 ** 6,
+                                    log_step_count_steps=10 ** 9)
+    return tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=wide, dnn_feature_columns=deep,
+        dnn_hidden_units=HIDDEN, config=config)
+
+
 def run(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
     """Builds, trains and evaluates the model; returns the JSON record."""
     train_path, eval_path = data_files(Path(args.data_dir), args.train_rows, args.eval_rows)
     model_dir = tempfile.mkdtemp(prefix=f"widedeep-{args.framework}-")
     try:
-        wide, deep = feature_columns(tf)
-        # No summaries, step-rate logs or timed checkpoints inside the timed phase on
-        # either side: the figure is the training step itself.
-        config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=SEED,
-                                        save_summary_steps=10 ** 9,
-                                        save_checkpoints_secs=10 ** 6,
-                                        log_step_count_steps=10 ** 9)
-        estimator = tf.estimator.DNNLinearCombinedClassifier(
-            linear_feature_columns=wide, dnn_feature_columns=deep,
-            dnn_hidden_units=HIDDEN, config=config)
+        estimator = make_estimator(tf, model_dir)
         timer = step_timer(tf, args.warmup, args.max_seconds)
         kernel_times = KernelTimes() if args.kernel_times else None
         if kernel_times is not None:
@@ -259,6 +288,183 @@ def run(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------
+# The cluster form: chief + 2 ps + 1 worker + evaluator, started by tensorfleet launch.
+# ---------------------------------------------------------------------------
+
+CLUSTER_LAUNCH = ["--chief", "--ps", "2", "--workers", "1", "--evaluator", "--no-flags"]
+
+
+def global_step_timer(tf: Any) -> Any:
+    """A hook recording ``(perf_counter, global step)`` after each step of its trainer."""
+
+    class GlobalStepTimer(tf.train.SessionRunHook):
+        """The chief's view of the whole cluster's progress."""
+
+        def __init__(self) -> None:
+            self.stamps: List[Tuple[float, int]] = []
+            self._step: Any = None
+
+        def begin(self) -> None:
+            self._step = tf.train.get_global_step()
+
+        def before_run(self, run_context: Any) -> Any:
+            return tf.train.SessionRunArgs(self._step)
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            self.stamps.append((time.perf_counter(), int(run_values.results)))
+
+    return GlobalStepTimer()
+
+
+def _write_json(path: Path, record: Dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record))
+    os.replace(tmp, path)
+
+
+def run_cluster_task(tf: Any, args: argparse.Namespace) -> None:
+    """One task of the cluster (its role comes from ``TF_CONFIG``)."""
+    train_path, eval_path = data_files(Path(args.data_dir), args.train_rows, args.eval_rows)
+    results = Path(args.results_dir)
+    role = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
+    job = role.get("type", "")
+    chief_done = results / "chief.json"
+    if job == "evaluator":
+        # Evaluating a mid-training checkpoint would take the cores the trainers are
+        # being timed on: evaluate once, the final checkpoint, after the chief is done.
+        deadline = time.monotonic() + args.task_timeout
+        while not chief_done.exists():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the chief did not finish in {args.task_timeout:.0f}s")
+            time.sleep(0.2)
+    kernel_times = KernelTimes() if args.kernel_times and args.framework == "tensorfleet" \
+        else None
+    if kernel_times is not None:
+        kernel_times.install()
+    estimator = make_estimator(tf, args.model_dir)
+    timer = global_step_timer(tf)
+    total = args.warmup + args.steps
+    train_spec = tf.estimator.TrainSpec(
+        make_input_fn(tf, train_path, BATCH, None, sharded=True), max_steps=total,
+        hooks=[timer] if job == "chief" else [])
+    eval_spec = tf.estimator.EvalSpec(make_input_fn(tf, eval_path, 1000, 1), steps=None,
+                                      start_delay_secs=0, throttle_secs=1)
+    started = time.perf_counter()
+    # TensorFlow returns None on the trainers, (metrics, exports) on the evaluator.
+    if args.profile:
+        profiler = cProfile.Profile(time.thread_time if args.profile_clock == "thread"
+                                    else time.perf_counter)
+        result = profiler.runcall(tf.estimator.train_and_evaluate, estimator, train_spec,
+                                  eval_spec)
+        profiler.dump_stats(f"{args.profile}.{job}{role.get('index', 0)}")
+    else:
+        result = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    metrics = result[0] if result else None
+    if job == "evaluator" and metrics is None:
+        # TensorFlow 2.15's evaluator evaluates the final checkpoint without returning
+        # the metrics: read them back by evaluating that checkpoint once more.
+        metrics = estimator.evaluate(make_input_fn(tf, eval_path, 1000, 1))
+    # This task's CPU time (all its threads), to see where a global step's work goes.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    _write_json(results / f"cpu-{job}-{role.get('index', 0)}.json",
+                {"cpu_s": usage.ru_utime + usage.ru_stime,
+                 "kernels": kernel_times.report(total) if kernel_times else ""})
+    if job == "chief":
+        _write_json(chief_done, {"stamps": timer.stamps, "started": started,
+                                 "version": framework_version(tf)})
+    elif job == "evaluator" and metrics is not None:
+        _write_json(results / "evaluator.json",
+                    {k: float(np.asarray(metrics[k])) for k in
+                     ("auc", "accuracy", "average_loss", "global_step")})
+
+
+def _launcher_python(args: argparse.Namespace) -> str:
+    """An interpreter that can import tensorfleet, to run ``tensorfleet launch``."""
+    if args.launcher_python:
+        return args.launcher_python
+    if args.framework == "tensorfleet":
+        return sys.executable
+    found = shutil.which("python3") or shutil.which("python")
+    if not found:
+        raise SystemExit("--cluster with TensorFlow needs --launcher-python (an interpreter "
+                         "that imports tensorfleet)")
+    return found
+
+
+def run_cluster(args: argparse.Namespace) -> Dict[str, Any]:
+    """Launches the cluster, waits for it, and returns the JSON record."""
+    data_files(Path(args.data_dir), args.train_rows, args.eval_rows)
+    work = Path(tempfile.mkdtemp(prefix=f"widedeep-cluster-{args.framework}-"))
+    repo = Path(__file__).resolve().parent.parent
+    task_argv = [str(Path(__file__).resolve()), "--framework", args.framework, "--cluster-task",
+                 "--steps", str(args.steps), "--warmup", str(args.warmup),
+                 "--train-rows", str(args.train_rows), "--eval-rows", str(args.eval_rows),
+                 "--data-dir", str(args.data_dir), "--model-dir", str(work / "model"),
+                 "--results-dir", str(work), "--task-timeout", str(args.cluster_timeout)]
+    if args.kernel_times:
+        task_argv.append("--kernel-times")
+    if args.profile:
+        # One profile per task: FILE.chief0, FILE.worker0, FILE.ps0, ...
+        task_argv += ["--profile", os.path.abspath(args.profile),
+                      "--profile-clock", args.profile_clock]
+    if args.framework != "tensorfleet":
+        task_argv += ["--task-python", sys.executable]
+    cmd = [_launcher_python(args), "-m", "tensorfleet.cli.main", "launch", *CLUSTER_LAUNCH,
+           *task_argv]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(repo), env.get("PYTHONPATH")) if p)
+    log = work / "launch.log"
+    started = time.perf_counter()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=str(repo), env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=args.cluster_timeout)
+        except subprocess.TimeoutExpired:
+            rc = None
+        finally:
+            # The launcher stops its tasks itself; anything left in its process group
+            # (a task that outlived it) ends here.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    wall = time.perf_counter() - started
+    try:
+        tail = log.read_text().strip().splitlines()[-15:]
+        chief = json.loads((work / "chief.json").read_text())
+        evaluator = json.loads((work / "evaluator.json").read_text())
+    except (OSError, ValueError):
+        sys.stderr.write("\n".join(tail) + "\n")
+        raise SystemExit(f"the cluster run failed (launcher exit {rc}); log in {log}")
+    cpu = {}
+    for path in sorted(work.glob("cpu-*.json")):
+        task = json.loads(path.read_text())
+        cpu[path.stem[4:]] = task["cpu_s"]
+        if task["kernels"]:
+            sys.stderr.write(f"{path.stem[4:]}: {task['kernels']}\n")
+    shutil.rmtree(work, ignore_errors=True)
+    stamps = [(t, g) for t, g in chief["stamps"]]
+    steady = [(t, g) for t, g in stamps if g >= args.warmup]
+    if len(steady) < 2:
+        raise SystemExit(f"only {len(steady)} chief steps after global step {args.warmup}")
+    (t0, g0), (t1, g1) = steady[0], steady[-1]
+    per_step = (t1 - t0) / (g1 - g0)
+    return {
+        "framework": args.framework, "version": chief["version"], "case": "widedeep-cluster",
+        "cluster": "chief + 2 ps + 1 worker + evaluator", "batch": BATCH,
+        "steps": g1 - g0, "trained_steps": int(evaluator["global_step"]),
+        "chief_steps": len(stamps), "median_s": per_step, "examples_per_s": BATCH / per_step,
+        "launcher_exit": rc, "wall_s": wall,
+        # CPU seconds of each task over its whole life (start-up and evaluation too).
+        "task_cpu_s": cpu,
+        "auc": evaluator["auc"], "accuracy": evaluator["accuracy"],
+        "eval_loss": evaluator["average_loss"], "global_step": int(evaluator["global_step"]),
+    }
+
+
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -275,6 +481,19 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                    help="the profile's clock: wall time or this thread's CPU time")
     p.add_argument("--kernel-times", action="store_true",
                    help="tensorfleet only: print each op type's kernel time per step")
+    p.add_argument("--cluster", action="store_true",
+                   help="run as chief + 2 ps + 1 worker + evaluator via tensorfleet launch")
+    p.add_argument("--cluster-timeout", type=float, default=1200.0,
+                   help="seconds before the cluster run is ended")
+    p.add_argument("--launcher-python", default="",
+                   help="interpreter that runs tensorfleet launch (default: this one for "
+                        "tensorfleet, python3 on PATH for TensorFlow)")
+    # Set by --cluster for the tasks it launches.
+    p.add_argument("--cluster-task", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--task-python", default="", help=argparse.SUPPRESS)
+    p.add_argument("--model-dir", default="", help=argparse.SUPPRESS)
+    p.add_argument("--results-dir", default="", help=argparse.SUPPRESS)
+    p.add_argument("--task-timeout", type=float, default=1200.0, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -284,6 +503,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.kernel_times and args.framework != "tensorfleet":
         raise SystemExit("--kernel-times times tensorfleet's kernels; use it with "
                          "--framework tensorfleet")
+    if args.cluster:
+        emit(run_cluster(args))
+        return 0
+    if args.cluster_task:
+        if args.task_python and os.path.abspath(args.task_python) != \
+                os.path.abspath(sys.executable):
+            # tensorfleet launch starts tasks with its own interpreter; a TensorFlow
+            # task continues under TensorFlow's, keeping TF_CONFIG.
+            argv_now = sys.argv[1:] if argv is None else list(argv)
+            os.execv(args.task_python, [args.task_python, "-u", __file__, *argv_now])
+        run_cluster_task(load_framework(args.framework), args)
+        return 0
     tf = load_framework(args.framework)
     emit(run(tf, args))
     return 0

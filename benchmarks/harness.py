@@ -210,6 +210,11 @@ SUITES: Dict[str, Suite] = {
         Case("widedeep", "bench_wide_deep.py", (), "examples/s", examples_at_least_tf(),
              timeout_s=2400.0),
     ), anchor="tf215"),
+    "widedeep-cluster": Suite("the wide & deep program as chief + 2 ps + 1 worker + evaluator"
+                              " under TF_CONFIG, started by tensorfleet launch", (
+        Case("widedeep-cluster", "bench_wide_deep.py", ("--cluster",), "examples/s",
+             examples_at_least_tf(), timeout_s=1500.0),
+    ), anchor="tf215"),
     "embedding": Suite("a 10^7 x 16 embedding over 2 ps, embedding_lookup_sparse + Adagrad", (
         Case("embedding", "bench_embedding.py", (), "steps/s", rate_at_least_tf(),
              timeout_s=1800.0),

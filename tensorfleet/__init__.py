@@ -4,6 +4,8 @@
 training programs use.
 """
 
+import sys as _sys
+
 from tensorfleet import dtypes, errors  # noqa: F401
 from tensorfleet.dtypes import *  # noqa: F401,F403
 from tensorfleet.dtypes import DType, as_dtype  # noqa: F401
@@ -16,6 +18,12 @@ from tensorfleet.framework import (  # noqa: F401
 from tensorfleet import kernels as _kernels  # noqa: F401
 from tensorfleet.ops.array_ops import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops import *  # noqa: F401,F403
+from tensorfleet.ops.math_ops_special import *  # noqa: F401,F403
+from tensorfleet.ops.math_ops_stats import *  # noqa: F401,F403
+from tensorfleet.ops.array_ops_census import *  # noqa: F401,F403  (tf.roll, tf.meshgrid ...)
+from tensorfleet.ops.custom_gradient import *  # noqa: F401,F403  (tf.custom_gradient ...)
+from tensorfleet.ops.sparse_ops_census import *  # noqa: F401,F403  (tf.sparse_reshape ...)
+from tensorfleet.ops.misc_ops_census import *  # noqa: F401,F403  (tf.batch_gather ...)
 from tensorfleet.ops.random_ops import *  # noqa: F401,F403
 from tensorfleet.ops.state_ops import *  # noqa: F401,F403
 from tensorfleet.ops.variables import *  # noqa: F401,F403
@@ -40,7 +48,8 @@ from tensorfleet.ops.linalg_ops import (  # noqa: F401,E402  (TF 1.x top-level l
     matrix_band_part, matrix_determinant, matrix_diag, matrix_diag_part, matrix_inverse,
     matrix_set_diag, matrix_solve, matrix_transpose, matrix_triangular_solve, norm, qr, svd,
     trace)
-from tensorfleet.gradients import NotDifferentiable, RegisterGradient, gradients  # noqa: F401
+from tensorfleet.gradients import (  # noqa: F401
+    AggregationMethod, NotDifferentiable, RegisterGradient, gradients)
 from tensorfleet.runtime import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorfleet.distributed.cluster import (  # noqa: F401
     ConfigProto, GPUOptions, RunMetadata, RunOptions)
@@ -70,7 +79,7 @@ from tensorfleet.ops.summary_ops_legacy import (  # noqa: F401,E402  (pre-1.0 su
     scalar_summary)
 from tensorfleet.ops.script_ops import py_func  # noqa: F401,E402
 from tensorfleet.framework.graph import container  # noqa: F401,E402
-from tensorfleet import keras  # noqa: F401,E402  (tf.keras.initializers)
+from tensorfleet import keras  # noqa: F401,E402  (tf.keras: layers, Model, fit ...)
 from tensorfleet import image  # noqa: F401,E402  (tf.image)
 from tensorfleet.ops.image_ops_more import random_crop  # noqa: F401,E402
 from tensorfleet import dynamic_embedding  # noqa: F401,E402  (rows created on first use)
@@ -80,8 +89,31 @@ from tensorfleet.ops.numerics import (  # noqa: F401,E402
     add_check_numerics_ops, check_numerics, verify_tensor_all_finite)
 from tensorfleet.ops.check_ops import *  # noqa: F401,F403,E402  (tf.assert_equal ...)
 from tensorfleet import debugging  # noqa: F401,E402  (tf.debugging)
+from tensorfleet.ops.segment_ops import *  # noqa: F401,F403,E402  (tf.segment_sum ...)
+from tensorfleet.ops.linalg_ops import self_adjoint_eig, self_adjoint_eigvals  # noqa: F401,E402
+from tensorfleet.ops.nn_pool_ops import clip_by_average_norm  # noqa: F401,E402
 from tensorfleet import nest  # noqa: F401,E402  (tf.nest)
 from tensorfleet import io_ns as io  # noqa: F401,E402  (tf.io, tf.io.gfile)
+from tensorfleet.ops.print_ops import print  # noqa: F401,E402,A001  (tf.print, TF 1.13+)
+from tensorfleet import strings  # noqa: F401,E402  (tf.strings)
+from tensorfleet.ops.string_ops_more import (  # noqa: F401,E402  (TF 1.x top-level names)
+    decode_base64, encode_base64, reduce_join, regex_replace, string_join, string_strip,
+    string_to_hash_bucket, substr, write_file)
+from tensorfleet.compat.behavior import (  # noqa: F401,E402  (TF 1.15 switches)
+    disable_eager_execution, disable_resource_variables, disable_v2_behavior,
+    disable_v2_tensorshape, enable_eager_execution, enable_v2_behavior, executing_eagerly,
+    resource_variables_enabled)
+# tf.compat.v1 is tensorfleet itself, also as ``import tensorfleet.compat.v1 as tf``.
+compat.v1 = _sys.modules[__name__]
+_sys.modules[__name__ + ".compat.v1"] = compat.v1
+from tensorfleet.testing import testcase as test  # noqa: F401,E402  (tf.test)
+from tensorfleet.ops.template import make_template, op_scope  # noqa: F401,E402
+from tensorfleet.config_options import GraphOptions, LogMessage, OptimizerOptions  # noqa: F401,E402
+from tensorfleet.ops.parsing_sequence_ops import (  # noqa: F401,E402
+    parse_single_sequence_example)
+from tensorfleet.gradients.registry import (  # noqa: F401,E402  (TF 1.x aliases)
+    NotDifferentiable as NoGradient, no_gradient)
+from tensorfleet.errors import OpError  # noqa: F401,E402  (tf.OpError)
 
 __version__ = "0.1.0"
 VERSION = __version__  # tf.VERSION: the version string under its 1.x name

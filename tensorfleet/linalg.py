@@ -18,3 +18,5 @@ from tensorfleet.ops.linalg_ops import matrix_triangular_solve as triangular_sol
 from tensorfleet.ops.math_ops import matmul, tensordot  # noqa: F401
 from tensorfleet.ops.math_ops import global_norm  # noqa: F401
 from tensorfleet.ops.nn_ops import l2_normalize  # noqa: F401
+from tensorfleet.ops.linalg_ops import self_adjoint_eig as eigh  # noqa: F401
+from tensorfleet.ops.linalg_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401

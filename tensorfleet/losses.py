@@ -16,6 +16,7 @@ from tensorfleet.framework.graph import (GraphKeys, Tensor, add_to_collection,
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
+from tensorfleet.losses_pairwise import mean_pairwise_squared_error  # noqa: F401
 
 
 class Reduction:
@@ -304,7 +305,47 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, weights: Any = 1.0,
         return compute_weighted_loss(per, weights, None, loss_collection, reduction)
 
 
+def cosine_distance(labels: Any, predictions: Any, axis: Optional[int] = None,
+                    weights: Any = 1.0, scope: Optional[str] = None,
+                    loss_collection: Optional[str] = GraphKeys.LOSSES,
+                    reduction: str = _DEFAULT, dim: Optional[int] = None) -> Tensor:
+    """Weighted ``1 - sum(labels * predictions, axis)``, the cosine distance of inputs
+    that are already unit-normalised along ``axis`` (kept as a size-1 dimension).
+
+    Raises:
+      ValueError: no ``axis`` (or its old name ``dim``), both given and different, or
+        incompatible shapes.
+    """
+    if axis is not None and dim is not None and axis != dim:
+        raise ValueError(f"cosine_distance: axis={axis} and dim={dim} disagree; give one")
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    with name_scope(scope, default_name="cosine_distance_loss"):
+        lab, p = _pair(labels, predictions, "cosine_distance")
+        dot = M.reduce_sum(M.multiply(p, lab), axis=(axis,), keepdims=True)
+        return compute_weighted_loss(M.subtract(1.0, dot), weights, None, loss_collection,
+                                     reduction)
+
+
+def hinge_loss(labels: Any, logits: Any, weights: Any = 1.0, scope: Optional[str] = None,
+               loss_collection: Optional[str] = GraphKeys.LOSSES,
+               reduction: str = _DEFAULT) -> Tensor:
+    """Weighted ``max(0, 1 - y * logits)`` with ``y = 2 * labels - 1``: labels are 0 or 1.
+
+    Raises:
+      ValueError: if labels and logits have incompatible shapes.
+    """
+    with name_scope(scope, default_name="hinge_loss"):
+        lab, lg = _pair(labels, logits, "hinge_loss")
+        signs = M.subtract(M.multiply(2.0, lab), 1.0)
+        return compute_weighted_loss(N.relu(M.subtract(1.0, M.multiply(signs, lg))), weights,
+                                     None, loss_collection, reduction)
+
+
 __all__ = ["Reduction", "add_loss", "get_losses", "get_regularization_losses",
            "get_regularization_loss", "get_total_loss", "compute_weighted_loss",
            "absolute_difference", "mean_squared_error", "huber_loss", "log_loss",
-           "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+           "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy",
+           "cosine_distance", "hinge_loss"]
+__all__ += ["mean_pairwise_squared_error"]

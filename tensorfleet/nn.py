@@ -7,6 +7,13 @@ from tensorfleet.ops.nn_conv_more import *  # noqa: F401,F403,E402  (conv2d_tran
 from tensorfleet.ops.nn_norm_ops import *  # noqa: F401,F403,E402  (lrn, fused_batch_norm ...)
 from tensorfleet.ops.nn_sampling_ops import *  # noqa: F401,F403,E402  (top_k, nce_loss ...)
 from tensorfleet.ops.nn_composite_ops import *  # noqa: F401,F403,E402  (swish, crelu ...)
+from tensorfleet.ops.nn_census_ops import *  # noqa: F401,F403,E402  (max_pool2d, convolution ...)
 from tensorfleet.ops import rnn_cell  # noqa: F401,E402  (tf.nn.rnn_cell)
 from tensorfleet.ops.rnn import (  # noqa: F401,E402
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
+from tensorfleet.ops.ctc_ops import (  # noqa: F401,E402
+    collapse_repeated, ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss, ctc_loss_v2,
+    ctc_unique_labels)
+from tensorfleet.ops.nn_pool_ops import (  # noqa: F401,E402
+    fractional_avg_pool, fractional_max_pool, max_pool_with_argmax, pool)
+from tensorfleet.ops.rnn_raw import raw_rnn  # noqa: F401,E402  (tf.nn.raw_rnn)

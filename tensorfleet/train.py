@@ -2,6 +2,8 @@
 
 from tensorfleet.training.learning_rate_decay import (  # noqa: F401,E402
     exponential_decay, inverse_time_decay, piecewise_constant, polynomial_decay)
+from tensorfleet.training.basic_loops import (  # noqa: F401,E402  (TF 1.x loop helpers)
+    basic_train_loop, checkpoints_iterator, piecewise_constant_decay)
 from tensorfleet.training.learning_rate_decay_more import (  # noqa: F401,E402
     cosine_decay, cosine_decay_restarts, linear_cosine_decay, natural_exp_decay)
 from tensorfleet.training.optimizer import Optimizer  # noqa: F401,E402
@@ -57,3 +59,9 @@ from tensorfleet.training.moving_averages import (  # noqa: F401,E402
 from tensorfleet.protos.example_pb2 import (  # noqa: F401,E402
     BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List,
     SequenceExample)
+from tensorfleet.training.learning_rate_decay_more import (  # noqa: F401,E402
+    noisy_linear_cosine_decay)
+from tensorfleet.training.input_maybe import (  # noqa: F401,E402
+    maybe_batch, maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join)
+from tensorfleet.training.profiler_hook import ProfilerHook  # noqa: F401,E402
+from tensorfleet.training.checkpoint_object import Checkpoint  # noqa: F401,E402

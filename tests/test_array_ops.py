@@ -477,3 +477,15 @@ def test_graph_with_array_ops_serializes():
         tf.import_graph_def(gd, name="")
     with tf.Session(graph=g2) as s:
         np.testing.assert_array_equal(s.run(y.name), expected)
+
+
+def test_gradients_aggregation_methods_give_the_same_sum_and_bad_ones_are_refused():
+    x = tf.constant([1.0, 2.0])
+    y = x * x + 3.0 * x  # two paths into x
+    for method in (None, tf.AggregationMethod.ADD_N, tf.AggregationMethod.EXPERIMENTAL_TREE,
+                   tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        (g,) = tf.gradients(y, x, aggregation_method=method)
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(g), [5.0, 7.0])
+    with pytest.raises(ValueError, match="aggregation_method"):
+        tf.gradients(y, x, aggregation_method="pairwise")

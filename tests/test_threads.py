@@ -2,6 +2,7 @@
 then the cores divided among the cluster's tasks on this host."""
 
 import os
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,7 @@ def test_a_running_process_follows_the_load(monkeypatch):
     monkeypatch.setattr(threads, "_adaptive_share", 0)
     load = [0.0]
     monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    monkeypatch.setattr(threads, "other_processes_cpu", lambda now: None)  # load only
     threads.apply_config(None)          # a local session: a share of all 4 cores
     assert set_to == [4]
     monkeypatch.setattr(threads, "_next_look", 0.0)
@@ -129,6 +131,38 @@ def test_a_running_process_follows_the_load(monkeypatch):
     assert set_to == [4, 1, 4, 2]
 
 
+def test_other_processes_busy_since_the_last_look_take_a_core_from_blas(monkeypatch):
+    monkeypatch.delenv(threads.ENV, raising=False)
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    set_to = []
+    monkeypatch.setattr(threads, "set_blas_threads",
+                        lambda n: (set_to.append(n), setattr(threads, "_current", n)))
+    monkeypatch.setattr(threads, "_current", None)
+    monkeypatch.setattr(threads, "_adaptive_share", 0)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # the lagging signal
+    # A process that spins for a bounded time, then ends by itself.
+    spin = subprocess.Popen([sys.executable, "-c",
+                             "import time\nend = time.time() + 1.5\n"
+                             "while time.time() < end: pass"])
+    try:
+        time.sleep(0.2)
+        threads.other_processes_cpu(time.monotonic())
+        time.sleep(0.5)
+        assert threads.other_processes_cpu(time.monotonic()) > 0.5
+        threads.apply_config(None)
+        time.sleep(0.3)
+        monkeypatch.setattr(threads, "_next_look", 0.0)
+        threads.adapt_blas(now=time.monotonic())
+        assert set_to[-1] == 1
+    finally:
+        spin.wait(timeout=30)
+    # The sampler itself: the other processes' share of the machine's busy time.
+    monkeypatch.setattr(threads, "other_processes_cpu", lambda now: 0.05)
+    monkeypatch.setattr(threads, "_next_look", 0.0)
+    threads.adapt_blas(now=time.monotonic())
+    assert set_to[-1] == 2                # a quiet machine: both cores again
+
+
 def test_cgroup_quota_caps_the_cores(monkeypatch, tmp_path):
     cpu_max = tmp_path / "cpu.max"
     cpu_max.write_text("150000 100000\n")
@@ -137,3 +171,27 @@ def test_cgroup_quota_caps_the_cores(monkeypatch, tmp_path):
     assert threads.available_cores() == 2
     cpu_max.write_text("max 100000\n")
     assert threads.available_cores() == 8
+
+
+def test_a_measured_quiet_machine_wins_over_a_lagging_load_average(monkeypatch):
+    """A process that just ended still weighs on the 1-minute load average; the CPU
+    measured since the last look says the cores are free."""
+    monkeypatch.delenv(threads.ENV, raising=False)
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    set_to = []
+    monkeypatch.setattr(threads, "set_blas_threads",
+                        lambda n: (set_to.append(n), setattr(threads, "_current", n)))
+    monkeypatch.setattr(threads, "_current", None)
+    monkeypatch.setattr(threads, "_adaptive_share", 0)
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.0, 4.0, 4.0))
+    measured = [None]
+    monkeypatch.setattr(threads, "other_processes_cpu", lambda now: measured[0])
+    threads.apply_config(None)
+    assert set_to == [1]                  # nothing measured yet: the load average rules
+    measured[0] = 0.02
+    monkeypatch.setattr(threads, "_next_look", 0.0)
+    threads.adapt_blas(now=5.0)
+    assert set_to == [1, 2]
+    measured[0] = 1.3                     # another process now takes more than a core
+    threads.adapt_blas(now=5.0 + threads.ADAPT_SECS)
+    assert set_to == [1, 2, 1]

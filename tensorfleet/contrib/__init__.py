@@ -6,6 +6,11 @@ from tensorfleet.contrib import lookup  # noqa: F401,E402  (tf.contrib.lookup)
 from tensorfleet.contrib import deprecated, learn, losses, metrics, slim  # noqa: F401,E402
 from tensorfleet.contrib import opt  # noqa: F401,E402  (tf.contrib.opt)
 from tensorfleet import dynamic_embedding  # noqa: F401,E402  (tf.contrib.dynamic_embedding)
+from tensorfleet.contrib import crf  # noqa: F401,E402  (tf.contrib.crf)
+from tensorfleet.contrib import image  # noqa: F401,E402  (tf.contrib.image)
+from tensorfleet.contrib import data  # noqa: F401,E402  (tf.contrib.data)
+from tensorfleet.contrib import tensorboard  # noqa: F401,E402  (tf.contrib.tensorboard)
+from tensorfleet.contrib import module_paths as _module_paths  # noqa: F401,E402  (.python.layers)
 
 __all__ = ["framework", "layers", "training"]
 __all__ += ["legacy_seq2seq", "rnn", "seq2seq"]
@@ -13,3 +18,5 @@ __all__ += ["lookup"]
 __all__ += ["deprecated", "learn", "losses", "metrics", "slim"]
 __all__ += ["opt"]
 __all__ += ["dynamic_embedding"]
+__all__ += ["crf"]
+__all__ += ["image"]

@@ -16,6 +16,8 @@ import logging
 import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from tensorfleet.framework.graph import GraphKeys, device as _device, get_collection, \
     get_default_graph
 from tensorfleet.ops import array_ops as A
@@ -29,6 +31,7 @@ from tensorfleet.training.checkpoint_management import (  # noqa: F401
 from tensorfleet.training.saver import Saver
 from tensorfleet.training.training_util import (  # noqa: F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step)
+from tensorfleet.estimator.init_from_checkpoint import init_from_checkpoint  # noqa: F401,E402
 
 logger = logging.getLogger(__name__)
 
@@ -333,6 +336,52 @@ def assign_from_checkpoint_fn(model_path: str, var_list: Any, ignore_missing_var
     return callback
 
 
+def get_name_scope() -> str:
+    """The current name scope of the default graph (``""`` at the root)."""
+    return get_default_graph().get_name_scope()
+
+
+def _variable_named(var_name: str) -> Any:
+    """The global variable ``var_name``: the only one its name matches as a scope
+    prefix, else the one whose op name equals it."""
+    found = get_collection(GraphKeys.GLOBAL_VARIABLES, var_name)
+    if not found:
+        raise ValueError(f"Variable {var_name} wasn't found")
+    if len(found) == 1:
+        return found[0]
+    exact = [v for v in found if v.op.name == var_name]
+    if not exact:
+        raise ValueError(f"Variable {var_name} doesn't uniquely identify a variable")
+    return exact[0]
+
+
+def assign_from_values(var_names_to_values: Dict[str, Any]) -> Tuple[Any, Dict[Any, Any]]:
+    """``(assign_op, feed_dict)`` that set each named global variable to its value
+    (reshaped to the variable's shape) when ``assign_op`` runs with ``feed_dict``.
+
+    Raises:
+      ValueError: a name matches no variable, or several and none exactly.
+    """
+    assigns, feed = [], {}
+    for var_name, value in var_names_to_values.items():
+        var = _variable_named(var_name)
+        ph = A.placeholder(var.dtype.base_dtype, var.get_shape(),
+                           name="placeholder/" + var.op.name)
+        assigns.append(S.assign(var, ph))
+        feed[ph] = np.asarray(value).reshape(var.get_shape().as_list())
+    return group(*assigns, name="assign_from_values"), feed
+
+
+def assign_from_values_fn(var_names_to_values: Dict[str, Any]) -> Callable[[Any], None]:
+    """A function ``callback(session)`` running ``assign_from_values``' assignment."""
+    assign_op, feed = assign_from_values(var_names_to_values)
+
+    def callback(session: Any) -> None:
+        session.run(assign_op, feed)
+
+    return callback
+
+
 __all__ = ["arg_scope", "add_arg_scope", "current_arg_scope", "has_arg_scope",
            "arg_scoped_arguments", "get_variables", "get_model_variables",
            "get_local_variables", "get_trainable_variables", "get_variables_by_name",
@@ -341,3 +390,5 @@ __all__ = ["arg_scope", "add_arg_scope", "current_arg_scope", "has_arg_scope",
            "local_variable", "assign_from_checkpoint", "assign_from_checkpoint_fn",
            "list_variables", "load_checkpoint", "load_variable", "assert_global_step",
            "create_global_step", "get_global_step", "get_or_create_global_step"]
+__all__ += ["get_name_scope", "assign_from_values", "assign_from_values_fn",
+            "init_from_checkpoint"]

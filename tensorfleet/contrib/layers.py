@@ -30,7 +30,7 @@ from tensorfleet.contrib.layer_helpers import (  # noqa: F401
     variance_scaling_initializer, xavier_initializer, xavier_initializer_conv2d)
 from tensorfleet.contrib.optimize_loss import (  # noqa: F401
     OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, optimize_loss)
-from tensorfleet.contrib.layers_norm import instance_norm  # noqa: F401
+from tensorfleet.contrib.layers_norm import group_norm, instance_norm  # noqa: F401
 from tensorfleet.framework.graph import GraphKeys, Tensor, add_to_collections, \
     control_dependencies, convert_to_tensor, name_scope
 from tensorfleet.ops import array_ops as A
@@ -487,4 +487,4 @@ __all__ = ["fully_connected", "conv2d", "convolution2d", "conv2d_transpose", "se
            "xavier_initializer", "xavier_initializer_conv2d", "summarize_activation",
            "summarize_activations", "summarize_biases", "summarize_collection",
            "summarize_tensor", "summarize_tensors", "summarize_variables", "summarize_weights"]
-__all__ += ["instance_norm"]
+__all__ += ["instance_norm", "group_norm"]

@@ -1,4 +1,7 @@
-"""``tf.contrib.learn``: the mode names that TF 1.x model functions compare against."""
+"""``tf.contrib.learn``: the mode names that TF 1.x model functions compare against, and
+``RunConfig`` (the estimator's)."""
+
+from tensorfleet.estimator.run_config import RunConfig  # noqa: F401
 
 
 class ModeKeys:
@@ -13,4 +16,4 @@ class ModeKeys:
     INFER = "infer"
 
 
-__all__ = ["ModeKeys"]
+__all__ = ["ModeKeys", "RunConfig"]

@@ -270,6 +270,8 @@ def aggregate_metric_map(names_to_tuples: Dict[str, MetricPair]
             {n: names_to_tuples[n][1] for n in names})
 
 
+from tensorfleet.estimator.metrics_ranking import f1_score  # noqa: F401,E402
+
 __all__ = ["streaming_mean", "streaming_accuracy", "streaming_mean_squared_error",
            "streaming_mean_absolute_error", "streaming_root_mean_squared_error",
            "streaming_true_positives", "streaming_false_positives", "streaming_true_negatives",
@@ -281,3 +283,4 @@ __all__ = ["streaming_mean", "streaming_accuracy", "streaming_mean_squared_error
            "streaming_percentage_less", "streaming_mean_tensor",
            "streaming_sparse_precision_at_k", "streaming_sparse_recall_at_k", "accuracy",
            "aggregate_metrics", "aggregate_metric_map"]
+__all__ += ["f1_score"]

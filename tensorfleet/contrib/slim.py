@@ -20,6 +20,8 @@ from tensorfleet.contrib import slim_learning as learning  # noqa: F401,E402
 from tensorfleet.contrib import slim_model_analyzer as model_analyzer  # noqa: F401,E402
 from tensorfleet.contrib import slim_utils as utils  # noqa: F401,E402
 from tensorfleet.contrib.layers_norm import instance_norm  # noqa: F401,E402
+from tensorfleet.contrib import slim_prefetch_queue as prefetch_queue  # noqa: F401,E402
+from tensorfleet.training.training_util import create_global_step  # noqa: F401,E402
 
 __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "assign_from_checkpoint_fn", "get_model_variables", "get_or_create_global_step",
@@ -31,3 +33,4 @@ __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "repeat", "separable_conv2d", "softmax", "stack", "unit_norm",
            "variance_scaling_initializer", "xavier_initializer"]
 __all__ += ["learning", "model_analyzer", "utils", "instance_norm"]
+__all__ += ["prefetch_queue", "create_global_step"]

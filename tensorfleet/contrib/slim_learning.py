@@ -44,3 +44,5 @@ def create_train_op(total_loss: Any, optimizer: Optimizer, global_step: Any = _U
 
 __all__ = ["create_train_op", "add_gradients_summaries", "clip_gradient_norms",
            "multiply_gradients"]
+from tensorfleet.contrib.slim_train import train, train_step  # noqa: F401,E402
+__all__ += ["train", "train_step"]

@@ -169,9 +169,10 @@ class ConfigProto:
 class RunOptions:
     """Options of one ``Session.run``: ``timeout_in_ms`` cancels the step on every task
     once it has run that long (``DeadlineExceededError``), as the session's
-    ``operation_timeout_in_ms`` does for every step. The tracing fields are accepted so
-    that programs written for TensorFlow run, but no trace is collected: the
-    ``RunMetadata`` passed along stays empty."""
+    ``operation_timeout_in_ms`` does for every step. With ``trace_level`` above
+    ``NO_TRACE`` an in-process session times every op of the step into the
+    ``RunMetadata``'s ``step_stats`` (see ``runtime/step_stats.py``); a session on a
+    cluster's master runs the step untimed."""
 
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
@@ -187,8 +188,9 @@ class RunOptions:
 
 
 class RunMetadata:
-    """Filled by TensorFlow with traces and partition graphs; tensorfleet collects
-    none, so its fields stay empty."""
+    """What a step reports besides its results: ``step_stats`` (per-op timings) when
+    the step was traced in an in-process session; cost graphs and partition graphs
+    are not collected."""
 
     def __init__(self) -> None:
         self.step_stats: Any = None

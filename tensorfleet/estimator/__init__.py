@@ -11,6 +11,8 @@ from tensorfleet.estimator.warm_starting import VocabInfo, WarmStartSettings  # 
 from tensorfleet.estimator.canned import (  # noqa: F401,E402
     DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor, DNNRegressor,
     LinearClassifier, LinearRegressor)
+from tensorfleet.estimator.canned import (  # noqa: F401,E402
+    BaselineClassifier, BaselineRegressor)
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TaskType", "TrainSpec",
            "EvalSpec", "train_and_evaluate", "metrics"]

@@ -455,3 +455,6 @@ __all__ = ["mean", "mean_tensor", "accuracy", "mean_squared_error", "mean_absolu
            "false_positives_at_thresholds", "true_negatives_at_thresholds",
            "false_negatives_at_thresholds", "sensitivity_at_specificity",
            "specificity_at_sensitivity", "METRIC_VARIABLES"]
+from tensorfleet.estimator.metrics_ranking import (  # noqa: F401,E402
+    average_precision_at_k, sparse_average_precision_at_k)
+__all__ += ["average_precision_at_k", "sparse_average_precision_at_k"]

@@ -5,14 +5,15 @@ knows how to turn the raw features dict into either a dense ``[batch, n]``
 tensor (``DenseColumn``) or sparse ids with optional weights
 (``CategoricalColumn``). ``FeatureTransformationCache`` builds each
 transformation once per ``input_layer`` / ``linear_model`` call, so a column
-used twice (in a cross and alone) costs one set of ops.
+used twice (in a cross and alone) costs one set of ops; the ids of hashed string
+columns are kept on the graph, so the linear and the deep part share them.
 """
 
 from __future__ import annotations
 
 import collections
 import logging
-from typing import Any, Dict, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
@@ -20,6 +21,7 @@ from tensorfleet.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.categorical_ops import dense_to_sparse_drop
+from tensorfleet.ops.sparse_lookup_ops import string_to_hash_bucket_sparse
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +115,19 @@ class FeatureTransformationCache:
         self._cache[key] = value
         return value
 
+    def raw_feature(self, key: str) -> Any:
+        """The feature ``key`` as given (a ``Tensor`` not yet expanded to ``[batch, 1]``,
+        or a ``SparseTensor``), or None when the features have no such key."""
+        if key not in self._features:
+            return None
+        value = self._features[key]
+        if isinstance(value, (SparseTensor, SparseTensorValue)):
+            return value
+        if not isinstance(value, Tensor):
+            # Converted once, so that every use reads the same tensor.
+            value = self._features[key] = convert_to_tensor(value)
+        return value
+
     def _raw(self, key: str) -> Any:
         if key not in self._features:
             raise ValueError(f"The feature {key!r} is not in features dictionary "
@@ -129,6 +144,71 @@ class FeatureTransformationCache:
         if t.shape.ndims == 1:
             t = array_ops.expand_dims(t, -1)
         return t
+
+
+# -- hashed ids built once per graph ---------------------------------------------------------
+# A model lists a categorical column in its linear part and, through an embedding, in
+# its deep part; each part builds its own FeatureTransformationCache. The ids of a
+# hashed column over a dense string feature depend only on the raw tensor and the
+# bucket count, so they are kept on the graph under that key and every later use reads
+# them; ``prefetch_hashed_ids`` builds those of all such columns of a layer with one
+# ``StringToHashBucketSparse`` op (one kernel call per step instead of two per column).
+
+_STORE = "_feature_column_hashed_ids"
+
+
+def _store(graph: Any) -> Dict[Tuple[Tensor, int], SparseTensor]:
+    return graph.__dict__.setdefault(_STORE, {})
+
+
+def dense_string_feature(cache: FeatureTransformationCache, key: str) -> Optional[Tensor]:
+    """The raw feature ``key`` when it is a dense string tensor of rank >= 1, else None."""
+    raw = cache.raw_feature(key)
+    if isinstance(raw, Tensor) and raw.dtype is _dtypes.string and \
+            raw.shape.ndims is not None and raw.shape.ndims >= 1:
+        return raw
+    return None
+
+
+def _build(store: Dict[Tuple[Tensor, int], SparseTensor],
+           pending: List[Tuple[Tensor, int]]) -> None:
+    ids = string_to_hash_bucket_sparse([raw for raw, _ in pending], [nb for _, nb in pending],
+                                       name="hashed_ids")
+    for pair, sp in zip(pending, ids):
+        store[pair] = sp
+
+
+def hashed_ids(cache: FeatureTransformationCache, key: str,
+               num_buckets: int) -> Optional[SparseTensor]:
+    """The bucket ids of dense string feature ``key`` (the graph's copy when one was
+    built), or None when the feature is not a dense string tensor."""
+    raw = dense_string_feature(cache, key)
+    if raw is None:
+        return None
+    store = _store(raw.graph)
+    pair = (raw, int(num_buckets))
+    if pair not in store:
+        _build(store, [pair])
+    return store[pair]
+
+
+def prefetch_hashed_ids(cache: FeatureTransformationCache,
+                        keys: Sequence[Tuple[str, int]]) -> None:
+    """Builds, in one op, the ids of every ``(feature key, num_buckets)`` whose feature
+    is a dense string tensor and whose ids the graph does not hold yet."""
+    pending: List[Tuple[Tensor, int]] = []
+    store = None
+    for key, nb in keys:
+        raw = dense_string_feature(cache, key)
+        if raw is None:
+            continue
+        store = _store(raw.graph) if store is None else store
+        pair = (raw, int(nb))
+        if pair not in store and pair not in pending:
+            pending.append(pair)
+    if pending and store is not None:
+        logger.debug("hashing %d categorical features in one op", len(pending))
+        _build(store, pending)
 
 
 def to_sparse_ids(value: Any, ignore_value: Any = None) -> SparseTensor:
@@ -162,4 +242,4 @@ def shape_num_elements(shape: TensorShape, column: str) -> int:
 
 
 __all__ = ["FeatureColumn", "DenseColumn", "CategoricalColumn", "IdWeightPair",
-           "FeatureTransformationCache", "to_sparse_ids"]
+           "FeatureTransformationCache", "to_sparse_ids", "hashed_ids", "prefetch_hashed_ids"]

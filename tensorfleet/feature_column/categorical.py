@@ -16,7 +16,8 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.feature_column.base import (CategoricalColumn, FeatureColumn,
                                              FeatureTransformationCache, IdWeightPair,
-                                             check_key, check_string_or_int, to_sparse_ids)
+                                             check_key, check_string_or_int, hashed_ids,
+                                             to_sparse_ids)
 from tensorfleet.framework.graph import control_dependencies
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops
@@ -73,6 +74,11 @@ class HashedCategoricalColumn(_SparseIds):
         return self.hash_bucket_size
 
     def transform_feature(self, cache: FeatureTransformationCache) -> SparseTensor:
+        if self.dtype is _dtypes.string:
+            # A dense string feature: one fused op, shared by every layer of the graph.
+            shared = hashed_ids(cache, self.key, self.hash_bucket_size)
+            if shared is not None:
+                return shared
         sp = self._input(cache)
         values = sp.values if sp.dtype is _dtypes.string else as_string(sp.values)
         ids = string_to_hash_bucket_fast(values, self.hash_bucket_size, name="lookup")

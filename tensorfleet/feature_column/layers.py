@@ -16,11 +16,14 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.feature_column.base import (CategoricalColumn, DenseColumn, FeatureColumn,
-                                             FeatureTransformationCache, shape_num_elements)
+                                             FeatureTransformationCache, prefetch_hashed_ids,
+                                             shape_num_elements)
+from tensorfleet.feature_column.categorical import HashedCategoricalColumn
 from tensorfleet.framework.graph import GraphKeys, Tensor, get_default_graph
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.array_ops_join import concat
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse
+from tensorfleet.ops.sparse_lookup_ops import fused_safe_embedding_lookup
 from tensorfleet.ops.init_ops import Zeros
 from tensorfleet.ops.math_ops import add_n, matmul
 from tensorfleet.ops.nn_ops import bias_add
@@ -82,6 +85,7 @@ def input_layer(features: Dict[str, Any], feature_columns: Sequence[DenseColumn]
     collections = _weight_collections(weight_collections)
     outputs = []
     with variable_scope(None, default_name="input_layer", values=list(features.values())):
+        _prefetch(cache, cols)
         for col in cols:
             with variable_scope(None, default_name=col._var_scope_name) as scope:
                 before = _scope_vars(scope.name)
@@ -94,6 +98,22 @@ def input_layer(features: Dict[str, Any], feature_columns: Sequence[DenseColumn]
         out = concat(outputs, 1)
     out.set_shape([None, sum(int(o.shape[1]) for o in outputs)])
     return out
+
+
+def _hashed_leaves(col: Any) -> List[HashedCategoricalColumn]:
+    """The hashed string columns that ``col`` reads ids from (itself, or the column
+    under an embedding, indicator or weighted column)."""
+    if isinstance(col, HashedCategoricalColumn):
+        return [col] if col.dtype is _dtypes.string else []
+    inner = getattr(col, "categorical_column", None)
+    return _hashed_leaves(inner) if isinstance(inner, CategoricalColumn) else []
+
+
+def _prefetch(cache: FeatureTransformationCache, cols: Sequence[FeatureColumn]) -> None:
+    """Hashes every hashed string column of ``cols`` in one op before the columns are
+    built one by one."""
+    prefetch_hashed_ids(cache, [(leaf.key, leaf.hash_bucket_size) for c in cols
+                                for leaf in _hashed_leaves(c)])
 
 
 def _scope_vars(scope_name: str) -> List[Any]:
@@ -109,6 +129,11 @@ def _linear_term(col: FeatureColumn, cache: FeatureTransformationCache, units: i
         weights = get_variable("weights", shape=[col.num_buckets, units],
                                dtype=_dtypes.float32, initializer=Zeros(),
                                trainable=trainable, collections=collections)
+        if pair.weight_tensor is None:
+            fused = fused_safe_embedding_lookup(weights, pair.id_tensor,
+                                                combiner=sparse_combiner, name="weighted_sum")
+            if fused is not None:
+                return fused
         return safe_embedding_lookup_sparse(weights, pair.id_tensor,
                                             sparse_weights=pair.weight_tensor,
                                             combiner=sparse_combiner, name="weighted_sum")
@@ -144,6 +169,7 @@ def linear_model(features: Dict[str, Any], feature_columns: Sequence[FeatureColu
     collections = _weight_collections(weight_collections)
     terms = []
     with variable_scope(None, default_name="linear_model", values=list(features.values())):
+        _prefetch(cache, cols)
         for col in cols:
             with variable_scope(None, default_name=col._var_scope_name) as scope:
                 before = _scope_vars(scope.name)

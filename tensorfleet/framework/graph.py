@@ -138,6 +138,16 @@ class Graph:
             setattr(self._thread, name, st)
         return st
 
+    @contextlib.contextmanager
+    def _pushed(self, name: str, entry: Any, result: Any = None) -> Iterator[Any]:
+        """``entry`` on this thread's ``name`` stack for the duration of the block."""
+        st = self._stack(name)
+        st.append(entry)
+        try:
+            yield result
+        finally:
+            st.pop()
+
     @property
     def version(self) -> int:
         return self._version
@@ -204,16 +214,12 @@ class Graph:
     def device(self, device_name_or_function: Any) -> Iterator[None]:
         """Device scope: a string merged over outer scopes, a function of the op, or
         None to clear every outer scope."""
-        st = self._stack("device")
         if device_name_or_function is not None and not callable(device_name_or_function):
             if isinstance(device_name_or_function, _device.DeviceSpec):
                 device_name_or_function = device_name_or_function.to_string()
             _device.DeviceSpec.from_string(device_name_or_function)  # validate now
-        st.append(device_name_or_function)
-        try:
+        with self._pushed("device", device_name_or_function):
             yield
-        finally:
-            st.pop()
 
     def _apply_device(self, op: Operation) -> None:
         """Applies device scopes innermost first, as TensorFlow does: a device function
@@ -237,12 +243,8 @@ class Graph:
         """Ops created inside are placed on the same device as ``op``."""
         if op is not None and not isinstance(op, Operation):
             op = getattr(op, "op", op)
-        st = self._stack("colocate")
-        st.append(op)
-        try:
+        with self._pushed("colocate", op):
             yield
-        finally:
-            st.pop()
 
     @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[str]:
@@ -250,12 +252,8 @@ class Graph:
         resource container ``container_name``, which ``Session.reset`` can clear."""
         if not isinstance(container_name, str):
             raise TypeError(f"container_name must be a string, got {container_name!r}")
-        st = self._stack("container")
-        st.append(container_name)
-        try:
-            yield container_name
-        finally:
-            st.pop()
+        with self._pushed("container", container_name, container_name) as name:
+            yield name
 
     # -- control dependencies -------------------------------------------------------------
     @contextlib.contextmanager
@@ -284,6 +282,16 @@ class Graph:
                 out.extend(o for o in entry if o not in out)
         return out
 
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: Dict[str, str]) -> Iterator[None]:
+        """Ops of the mapped types created inside take the gradient registered (with
+        ``tf.RegisterGradient``) under the mapped name: ``{"Square": "MySquareGrad"}``."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        with self._pushed("gradient_override", dict(op_type_map)):
+            yield
+
     # -- ops ------------------------------------------------------------------------------
     def create_op(self, op_type: str, inputs: Sequence[Tensor],
                   dtypes: Sequence[_dtypes.DType], attrs: Optional[Dict[str, Any]] = None,
@@ -306,6 +314,10 @@ class Graph:
                     ctrl.append(c)
             op = Operation(self, op_type, op_name, inputs, [_dtypes.as_dtype(d) for d in dtypes],
                            dict(attrs or {}), "", ctrl)
+            for override in reversed(self._stack("gradient_override")):
+                if op_type in override:
+                    op.attrs["_gradient_op_type"] = override[op_type]
+                    break
             containers = self._stack("container")
             if containers and op.attrs.get("container") == "":
                 op.attrs["container"] = containers[-1]
@@ -517,8 +529,7 @@ def _register_graph_def_fns(graph_def_of: Callable[["Graph"], Any],
 
 def _graph_def_writers() -> tuple:
     if _graph_def_fns is None:
-        raise RuntimeError("tensorfleet.framework.graph_def is not loaded; import tensorfleet "
-                           "first.")
+        raise RuntimeError("tensorfleet.framework.graph_def is not loaded; import tensorfleet")
     return _graph_def_fns
 
 
@@ -544,14 +555,17 @@ def control_dependencies(control_inputs: Any) -> Any:
 
 
 def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    """``tf.colocate_with`` on the default graph."""
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name: str, value: Any) -> None:
+    """``tf.add_to_collection`` on the default graph."""
     get_default_graph().add_to_collection(name, value)
 
 
 def add_to_collections(names: Sequence[str], value: Any) -> None:
+    """``tf.add_to_collections`` on the default graph."""
     get_default_graph().add_to_collections(names, value)
 
 
@@ -582,6 +596,5 @@ __all__ = [
     "Tensor", "Operation", "Graph", "GraphKeys", "get_default_graph", "reset_default_graph",
     "convert_to_tensor", "register_tensor_conversion_function", "name_scope", "device",
     "control_dependencies", "container", "colocate_with", "add_to_collection",
-    "add_to_collections",
-    "get_collection", "get_collection_ref", "set_random_seed", "get_seed",
-]
+    "add_to_collections", "get_collection", "get_collection_ref", "set_random_seed",
+    "get_seed"]

@@ -31,6 +31,13 @@ class GraphKeys:
     RESOURCES = "resources"
     LOCAL_RESOURCES = "local_resources"
     EVAL_STEP = "eval_step"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    METRIC_VARIABLES = "metric_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ASSET_FILEPATHS = "asset_filepaths"
 
 
 __all__ = ["GraphKeys"]

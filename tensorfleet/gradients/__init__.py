@@ -9,6 +9,13 @@ from tensorfleet.gradients import (  # noqa: F401,E402
 from tensorfleet.gradients import rnn_grad  # noqa: F401,E402
 from tensorfleet.gradients import script_grad  # noqa: F401,E402
 from tensorfleet.gradients import image_grad  # noqa: F401,E402
-from tensorfleet.gradients.gradients_impl import gradients  # noqa: F401
+from tensorfleet.gradients import ctc_grad  # noqa: F401,E402
+from tensorfleet.gradients import segment_grad  # noqa: F401,E402
+from tensorfleet.gradients import nn_pool_grad  # noqa: F401,E402
+from tensorfleet.gradients import random_grad  # noqa: F401,E402
+from tensorfleet.gradients import sparse_lookup_grad  # noqa: F401,E402
+from tensorfleet.gradients import math_special_grad  # noqa: F401,E402
+from tensorfleet.gradients import census_grad  # noqa: F401,E402
+from tensorfleet.gradients.gradients_impl import AggregationMethod, gradients  # noqa: F401
 from tensorfleet.gradients.registry import (  # noqa: F401
     NotDifferentiable, RegisterGradient, no_gradient, register_gradient)

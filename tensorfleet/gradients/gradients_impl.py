@@ -49,6 +49,21 @@ def _aggregate(grads: List[Any]) -> Any:
     return math_ops.add_n(dense)
 
 
+class AggregationMethod:
+    """How gradients reaching one tensor along several paths are summed
+    (``tf.AggregationMethod``). Every method gives the same sum here: the terms are
+    added by one ``AddN`` (or concatenated, for ``IndexedSlices``)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+_AGGREGATION_METHODS = (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
               aggregation_method: Any = None, stop_gradients: Any = None) -> List[Any]:
@@ -57,6 +72,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     Returns a list with one entry per ``x``: a Tensor, an ``IndexedSlices`` for
     sparse gradients, or None when ``x`` does not influence ``ys``.
     """
+    if aggregation_method not in _AGGREGATION_METHODS:
+        raise ValueError(f"Invalid aggregation_method specified {aggregation_method!r}: "
+                         "use a tf.AggregationMethod value or None")
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     xs = [convert_to_tensor(x) for x in _as_list(xs)]
     stops = {convert_to_tensor(s).op for s in _as_list(stop_gradients)} if stop_gradients else set()
@@ -131,7 +149,7 @@ class _null:
 
 def _call_grad(op: Operation, out_grads: List[Any], colocate: bool) -> Sequence[Any]:
     try:
-        fn = get_gradient_fn(op.type)
+        fn = get_gradient_fn(op.attrs.get("_gradient_op_type") or op.type)
     except LookupError:
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})"
                           ) from None
@@ -153,4 +171,4 @@ def _call_grad(op: Operation, out_grads: List[Any], colocate: bool) -> Sequence[
     return res
 
 
-__all__ = ["gradients"]
+__all__ = ["gradients", "AggregationMethod"]

@@ -140,6 +140,28 @@ def _svd_grad(op: Any, ds: Any, du: Any, dv: Any) -> Any:
     return L.svd_grad(x, sv, u, v, ds, du, dv)
 
 
+@register_gradient("SelfAdjointEigV2")
+def _self_adjoint_eig_grad(op: Any, de: Any, dv: Any) -> Any:
+    # With A = V diag(e) V^T: dA = V (diag(de) + F * (V^T dV)) V^T, where F[i, j] =
+    # 1 / (e_j - e_i) off the diagonal. Only the lower triangle of A is read, so the
+    # gradient of an entry below the diagonal collects both of its mirror entries.
+    x = op.inputs[0]
+    if op.attrs["compute_v"]:
+        e, v = op.outputs
+    else:
+        e, v = L.self_adjoint_eig(x)
+        dv = None
+    de = A.zeros_like(e) if de is None else de
+    inner = L.matrix_diag(de)
+    if dv is not None:
+        gaps = M.subtract(A.expand_dims(e, -2), A.expand_dims(e, -1))
+        f = L.matrix_set_diag(M.reciprocal(gaps), A.zeros_like(e))
+        inner = M.add(inner, M.multiply(f, M.matmul(v, dv, transpose_a=True)))
+    ga = M.matmul(M.matmul(v, inner), v, transpose_b=True)
+    lower = L.matrix_band_part(M.add(ga, _t(ga)), -1, 0)
+    return L.matrix_set_diag(lower, M.multiply(L.matrix_diag_part(lower), 0.5))
+
+
 @register_gradient("Diag")
 def _diag_grad(op: Any, grad: Any) -> Any:
     return L.diag_part(grad)

@@ -20,4 +20,14 @@ from tensorfleet.kernels import dynamic_embedding_kernels  # noqa: F401,E402
 from tensorfleet.kernels import array_kernels_more  # noqa: F401,E402
 from tensorfleet.kernels import nn_conv_kernels  # noqa: F401,E402
 from tensorfleet.kernels import io_reader_kernels  # noqa: F401,E402
+from tensorfleet.kernels import ctc_kernels  # noqa: F401,E402
+from tensorfleet.kernels import image_boxes_kernels  # noqa: F401,E402
+from tensorfleet.kernels import segment_kernels  # noqa: F401,E402
+from tensorfleet.kernels import nn_pool_kernels  # noqa: F401,E402
+from tensorfleet.kernels import image_transform_kernels  # noqa: F401,E402
+from tensorfleet.kernels import print_kernels, string_kernels_more  # noqa: F401,E402
+from tensorfleet.kernels import sparse_lookup_kernels  # noqa: F401,E402
+from tensorfleet.kernels import seq2seq_beam_kernels  # noqa: F401,E402
+from tensorfleet.kernels import math_special_kernels  # noqa: F401,E402
+from tensorfleet.kernels import misc_census_kernels  # noqa: F401,E402
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401

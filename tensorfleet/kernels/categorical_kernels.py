@@ -85,13 +85,32 @@ def _dense_to_sparse_drop(ctx: KernelContext, x: Any) -> Tuple[np.ndarray, np.nd
     return indices, arr[keep], np.array(arr.shape, dtype=np.int64)
 
 
+def _printf_format(ctx: KernelContext, kind: str) -> str:
+    """The printf format of the op's attrs for numpy kind ``kind`` (``i``/``u``/``f``)."""
+    a = ctx.attrs
+    spec = "%" + str(a.get("fill", ""))
+    if int(a.get("width", -1)) > -1:
+        spec += str(int(a["width"]))
+    if kind == "f":
+        if int(a.get("precision", -1)) > -1:
+            spec += "." + str(int(a["precision"]))
+        return spec + ("g" if a.get("shortest") else "e" if a.get("scientific") else "f")
+    return spec + "d"
+
+
 @register_kernel("AsString")
 def _as_string(ctx: KernelContext, x: Any) -> np.ndarray:
     arr = np.asarray(x)
-    if arr.dtype.kind not in "iub":
-        raise invalid(ctx, f"only integer and bool inputs are supported, got {arr.dtype}")
-    flat = [str(int(v)).encode() if arr.dtype.kind != "b" else (b"true" if v else b"false")
-            for v in arr.reshape(-1).tolist()]
+    kind = arr.dtype.kind
+    if kind not in "iubf":
+        raise invalid(ctx, f"only numbers and bools are supported, got {arr.dtype}")
+    if kind == "b":
+        flat = [b"true" if v else b"false" for v in arr.reshape(-1).tolist()]
+    else:
+        fmt = _printf_format(ctx, "f" if kind == "f" else "i")
+        # One vectorised pass of the format over every element, then split.
+        flat = [s.encode() for s in np.char.mod(fmt, arr.reshape(-1)).tolist()] \
+            if arr.size else []
     out = np.empty(arr.size, dtype=object)
     out[:] = flat
     return out.reshape(arr.shape)

@@ -28,9 +28,13 @@ _INT64_MAX = np.uint64(2 ** 63 - 1)
 def fingerprint64(values: Any) -> np.ndarray:
     """FarmHash Fingerprint64 of every string in ``values`` (any shape), as uint64."""
     arr = np.asarray(values, dtype=object)
-    flat = arr.reshape(-1)
-    out = np.fromiter((farmhash.fingerprint64(as_bytes(v)) for v in flat), dtype=np.uint64,
-                      count=flat.size)
+    flat = arr.reshape(-1).tolist()
+    try:
+        # bytes and str (hashed as its UTF-8 bytes) go to FarmHash as they are.
+        out = np.fromiter(map(farmhash.fingerprint64, flat), dtype=np.uint64, count=len(flat))
+    except TypeError:
+        out = np.fromiter((farmhash.fingerprint64(as_bytes(v)) for v in flat),
+                          dtype=np.uint64, count=len(flat))
     return out.reshape(arr.shape)
 
 

@@ -113,6 +113,57 @@ def _decode_image(ctx: KernelContext, contents: Any) -> np.ndarray:
     return _decode_still(ctx, img, channels, dtype)
 
 
+@register_kernel("DecodeGif")
+def _decode_gif(ctx: KernelContext, contents: Any) -> np.ndarray:
+    img = _open(ctx, _contents(ctx, contents), ("GIF",))
+    return np.stack([np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(img)])
+
+
+def _bmp_bgra(data: bytes) -> Any:
+    """The pixels of an uncompressed 32-bit BMP as RGBA (the fourth byte is alpha),
+    or None for other BMPs; Pillow reads that byte as padding."""
+    if len(data) < 54 or int.from_bytes(data[28:30], "little") != 32 or \
+            int.from_bytes(data[30:34], "little") != 0:
+        return None
+    start = int.from_bytes(data[10:14], "little")
+    w = int.from_bytes(data[18:22], "little", signed=True)
+    h = int.from_bytes(data[22:26], "little", signed=True)
+    if w <= 0 or h == 0 or len(data) < start + 4 * w * abs(h):
+        return None
+    px = np.frombuffer(data, np.uint8, 4 * w * abs(h), start).reshape(abs(h), w, 4)
+    px = px[:, :, [2, 1, 0, 3]]
+    return px if h < 0 else px[::-1]  # positive heights store the bottom row first
+
+
+@register_kernel("DecodeBmp")
+def _decode_bmp(ctx: KernelContext, contents: Any) -> np.ndarray:
+    data = _contents(ctx, contents)
+    img = _open(ctx, data, ("BMP",))
+    channels = int(ctx.attrs.get("channels", 0))
+    rgba = _bmp_bgra(data)
+    if rgba is not None:
+        return np.ascontiguousarray(rgba[:, :, :3] if channels == 3 else rgba)
+    if channels == 0:
+        channels = 1 if img.mode == "L" else (4 if "A" in img.mode else 3)
+    return _to_array(img, channels).astype(np.uint8, copy=False)
+
+
+_JPEG_CHANNELS = {"L": 1, "RGB": 3, "YCbCr": 3, "CMYK": 4}
+
+
+@register_kernel("ExtractJpegShape")
+def _extract_jpeg_shape(ctx: KernelContext, contents: Any) -> np.ndarray:
+    try:
+        # Opening reads the header only; the pixels stay undecoded.
+        img = Image.open(io.BytesIO(_contents(ctx, contents)), formats=["JPEG"])
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as e:
+        raise errors.InvalidArgumentError(
+            ctx.op_name, None, f"{ctx.op_type}: not a valid JPEG image: {e}") from None
+    w, h = img.size
+    return np.array([h, w, _JPEG_CHANNELS.get(img.mode, 3)],
+                    dtype=ctx.attrs["output_type"].np)
+
+
 def _image_3d(ctx: KernelContext, image: Any) -> np.ndarray:
     arr = np.asarray(image)
     if arr.ndim != 3:

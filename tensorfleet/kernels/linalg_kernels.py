@@ -31,6 +31,16 @@ def _t(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, -1, -2)
 
 
+@register_kernel("SelfAdjointEigV2")
+def _self_adjoint_eig(ctx: KernelContext, x: Any) -> Tuple[np.ndarray, np.ndarray]:
+    a = _square(ctx, x)
+    if not ctx.attrs["compute_v"]:
+        return np.linalg.eigvalsh(a, UPLO="L").astype(a.dtype, copy=False), \
+            np.zeros(0, dtype=a.dtype)
+    e, v = np.linalg.eigh(a, UPLO="L")
+    return e.astype(a.dtype, copy=False), v.astype(a.dtype, copy=False)
+
+
 @register_kernel("MatrixInverse")
 def _inverse(ctx: KernelContext, x: Any) -> np.ndarray:
     x = _square(ctx, x)

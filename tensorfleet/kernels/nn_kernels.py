@@ -199,10 +199,13 @@ def _sparse_softmax_xent(ctx: KernelContext, x: Any, labels: Any
             f"range of [0, {c}).  Label values: {flat_labels.tolist()[:20]}")
     x2 = x.reshape(-1, c)
     rows = np.arange(x2.shape[0])
-    shifted = np.subtract(x2, x2.max(axis=1, keepdims=True))
-    e = np.exp(shifted)
+    # One [rows, classes] buffer: the shifted logits, then their exp, then the gradient.
+    e = np.subtract(x2, x2.max(axis=1, keepdims=True))
+    picked = e[rows, flat_labels]
+    np.exp(e, out=e)
     total = e.sum(axis=1, keepdims=True)
-    loss = np.log(total[:, 0]) - shifted[rows, flat_labels]
+    loss = np.log(total[:, 0])
+    loss -= picked
     e /= total
     e[rows, flat_labels] -= 1
     return loss.reshape(labels.shape).astype(x.dtype, copy=False), e.reshape(x.shape)

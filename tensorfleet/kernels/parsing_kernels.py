@@ -1,4 +1,5 @@
-"""The kernel of ``tf.parse_example`` / ``tf.parse_single_example``.
+"""The kernels of ``tf.parse_example`` / ``tf.parse_single_example`` and
+``tf.parse_single_sequence_example``.
 
 Serialized ``tf.train.Example`` protos are decoded with the generated protobuf
 classes (``protos/example_pb2.py``), then every requested feature is gathered
@@ -19,7 +20,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 from tensorfleet.kernels.string_kernels import string_array
-from tensorfleet.protos.example_pb2 import Example
+from tensorfleet.protos.example_pb2 import Example, SequenceExample
 
 # Which list of a Feature holds values of each dtype.
 _KIND = {"float32": "float_list", "int64": "int64_list", "string": "bytes_list"}
@@ -205,6 +206,59 @@ def _parse_example(ctx: KernelContext, serialized: Any, *defaults: Any) -> Any:
         fn = _dense_sequence if spec.get("seq") else _dense_fixed
         out = fn(spec, default, feats, ctx.op_name)
         outs.append(out[0] if single else out)
+    if len(outs) == 1:
+        return outs[0]
+    return tuple(outs)
+
+
+# -- tf.parse_single_sequence_example ---------------------------------------------------------
+# The context is gathered as a one-example batch by the helpers above; each feature list
+# as a batch whose examples are the list's steps, so a FixedLenSequenceFeature becomes
+# [steps, *shape] and a VarLenFeature a [steps, longest] sparse triple, with the same
+# type and size checks.
+
+
+def _steps(ctx: KernelContext, lists: Any, spec: Dict[str, Any], required: bool) -> List[Any]:
+    """The steps of feature list ``spec['key']`` as one ``{key: Feature}`` map each."""
+    key = spec["key"]
+    if key not in lists:
+        if required:
+            raise _invalid(ctx.op_name, f"Name: <unknown>, Feature list '{key}' is required "
+                                        f"but could not be found.  Did you mean to set "
+                                        f"allow_missing=True?")
+        return []
+    return [{key: f} for f in lists[key].feature]
+
+
+@register_kernel("ParseSingleSequenceExample")
+def _parse_single_sequence_example(ctx: KernelContext, serialized: Any, *defaults: Any) -> Any:
+    a = ctx.attrs
+    ser = string_array(serialized, ctx.op_name, "ParseSingleSequenceExample serialized")
+    if ser.ndim != 0:
+        raise _invalid(ctx.op_name, f"parse_single_sequence_example: serialized must be a "
+                                    f"scalar, got shape {ser.shape}")
+    ex = SequenceExample()
+    try:
+        ex.ParseFromString(ser[()])
+    except DecodeError:
+        raise _invalid(ctx.op_name, f"Could not parse SequenceExample input, value: "
+                                    f"{ser[()][:64]!r}") from None
+    context = [ex.context.feature]
+    lists = ex.feature_lists.feature_list
+    outs: List[Any] = []
+    triples = [_var_len(s, context, ctx.op_name) for s in a.get("context_sparse", [])]
+    triples = [(ix[:, 1:], v, shp[1:]) for ix, v, shp in triples]
+    outs += [t[0] for t in triples] + [t[1] for t in triples] + [t[2] for t in triples]
+    for spec, default in zip(a.get("context_dense", []), defaults):
+        default = np.asarray(default, dtype=object if spec["type"] == _dtypes.string else None)
+        outs.append(_dense_fixed(spec, default, context, ctx.op_name)[0])
+    triples = [_var_len(s, _steps(ctx, lists, s, False), ctx.op_name)
+               for s in a.get("sequence_sparse", [])]
+    outs += [t[0] for t in triples] + [t[1] for t in triples] + [t[2] for t in triples]
+    for spec in a.get("sequence_dense", []):
+        steps = _steps(ctx, lists, spec, not spec.get("allow_missing", False))
+        dt = _dtypes.as_dtype(spec["type"])
+        outs.append(_dense_fixed(spec, _empty(dt), steps, ctx.op_name))
     if len(outs) == 1:
         return outs[0]
     return tuple(outs)

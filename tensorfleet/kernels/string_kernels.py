@@ -107,6 +107,73 @@ def split_csv(record: bytes, delim: bytes, quoted: bool, index: int,
             return fields
 
 
+def _csv_column(col: np.ndarray, dt: _dtypes.DType, default: Any,
+                na: bytes) -> Optional[np.ndarray]:
+    """One column of split fields converted to ``dt``, or None when a field needs the
+    record-by-record path (a missing required field, a value that does not parse)."""
+    missing = col == b""
+    if na:
+        missing |= col == na
+    has_missing = bool(missing.any())
+    if has_missing and default is None:
+        return None
+    if dt is _dtypes.string:
+        if has_missing:
+            col = col.copy()
+            col[missing] = as_bytes(default)
+        return col
+    if dt.name not in _INT_BOUNDS and dt.name not in ("float32", "float64"):
+        return None
+    if has_missing:
+        col = col.copy()
+        col[missing] = b"0"
+    try:
+        # float() and int() parse bytes (surrounding whitespace allowed) per element.
+        out = col.astype(np.float64 if dt.name.startswith("float") else np.int64)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if dt.name == "int32":
+        lo, hi = _INT_BOUNDS["int32"]
+        if out.size and (out.min() < lo or out.max() > hi):
+            return None
+    out = out.astype(dt.np, copy=False)
+    if has_missing:
+        out[missing] = default
+    return out
+
+
+def _decode_csv_columns(recs: np.ndarray, types: List[_dtypes.DType], defs: List[Any],
+                        delim: bytes, quoted: bool, na: bytes,
+                        select: Optional[List[int]]) -> Optional[List[np.ndarray]]:
+    """All records split at once and converted column by column, or None when a record
+    needs the record-by-record path (quotes, newlines, a wrong field count, bad values),
+    which also gives the precise error."""
+    n = recs.size
+    if n == 0 or len(delim) != 1 or delim in b'\n"':
+        return None
+    lines = recs.reshape(-1).tolist()
+    joined = b"\n".join(lines)
+    if (quoted and b'"' in joined) or joined.count(b"\n") != n - 1:
+        return None
+    width = lines[0].count(delim) + 1
+    if any(line.count(delim) != width - 1 for line in lines) or \
+            (select is None and width != len(types)) or \
+            (select is not None and select and select[-1] >= width):
+        return None
+    fields = joined.replace(b"\n", delim).split(delim)
+    grid = np.empty(len(fields), dtype=object)
+    grid[:] = fields
+    grid = grid.reshape(n, width)
+    cols = range(width) if select is None else select
+    outs: List[np.ndarray] = []
+    for c, dt, default in zip(cols, types, defs):
+        out = _csv_column(grid[:, c], dt, default, na)
+        if out is None:
+            return None
+        outs.append(out.reshape(recs.shape))
+    return outs
+
+
 @register_kernel("DecodeCSV")
 def _decode_csv(ctx: KernelContext, records: Any, *defaults: Any) -> Any:
     a = ctx.attrs
@@ -126,6 +193,9 @@ def _decode_csv(ctx: KernelContext, records: Any, *defaults: Any) -> Any:
     if len(defs) != len(types):
         raise errors.InvalidArgumentError(ctx.op_name, None, f"DecodeCSV: {len(defs)} "
                                           f"defaults for {len(types)} output types")
+    fast = _decode_csv_columns(recs, types, defs, delim, quoted, na, select)
+    if fast is not None:
+        return fast[0] if len(fast) == 1 else tuple(fast)
     columns: List[List[Any]] = [[] for _ in types]
     for r, rec in enumerate(recs.flat):
         fields = split_csv(rec, delim, quoted, r, ctx.op_name)

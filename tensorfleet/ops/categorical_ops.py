@@ -4,7 +4,7 @@
 ``vocabulary_lookup`` (values to their index in a fixed vocabulary, unknown
 values to ``default_value`` or to hashed out-of-vocabulary buckets),
 ``dense_to_sparse_drop`` (a dense tensor as a ``SparseTensor`` without the
-entries equal to an "ignore" value) and ``as_string`` for integers. Their
+entries equal to an "ignore" value) and ``as_string`` for numbers. Their
 kernels are in ``kernels/categorical_kernels.py``; none of them has a gradient
 (their outputs are ids).
 """
@@ -106,13 +106,41 @@ def dense_to_sparse_drop(input: Any, ignore_value: Any = None,  # noqa: A002 - T
     return SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
 
 
-def as_string(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002 - TF name
-    """Integers (or bools) as their decimal strings."""
+_AS_STRING_FLAGS = (" ", "+", "-", "0", "#")
+
+
+def as_string(input: Any, precision: int = -1, scientific: bool = False,  # noqa: A002
+              shortest: bool = False, width: int = -1, fill: str = "",
+              name: Optional[str] = None) -> Tensor:
+    """Numbers (or bools) as strings, printf-style as TensorFlow formats them.
+
+    Floats use ``%f`` (``%e`` with ``scientific``, ``%g`` with ``shortest``) with
+    ``precision`` digits when it is >= 0; integers use ``%d``. ``width`` pads to at
+    least that many characters with spaces, or with ``fill`` ``"0"``; ``fill`` may
+    also be one of the printf flags ``" "``, ``"+"``, ``"-"`` (left-justify), ``"#"``.
+    Bools are ``true``/``false``.
+
+    Raises:
+      TypeError: for a dtype other than integers, floats and bool.
+      ValueError: an unsupported ``fill``, both ``scientific`` and ``shortest``, or a
+        float-only option for integers.
+    """
     x = convert_to_tensor(input)
-    if not (x.dtype.is_integer or x.dtype is _dtypes.bool):
-        raise TypeError(f"as_string: only integer and bool inputs are supported, got "
-                        f"{x.dtype.name}")
-    return make_tensor("AsString", [x], _dtypes.string, name=name or "AsString", shape=x.shape)
+    if not (x.dtype.is_integer or x.dtype.is_floating or x.dtype is _dtypes.bool):
+        raise TypeError(f"as_string: only integer, floating-point and bool inputs are "
+                        f"supported, got {x.dtype.name}")
+    if fill and (len(fill) != 1 or fill not in _AS_STRING_FLAGS):
+        raise ValueError(f"as_string: Fill argument not supported: {fill!r}; use one of "
+                         f"{_AS_STRING_FLAGS}")
+    if scientific and shortest:
+        raise ValueError("as_string: Cannot select both scientific and shortest notation")
+    if x.dtype.is_integer and (scientific or shortest or precision > -1):
+        raise ValueError(f"as_string: scientific, shortest and precision apply to floats, "
+                         f"not {x.dtype.name}")
+    attrs = {"precision": int(precision), "scientific": bool(scientific),
+             "shortest": bool(shortest), "width": int(width), "fill": str(fill)}
+    return make_tensor("AsString", [x], _dtypes.string, attrs, name=name or "AsString",
+                       shape=x.shape)
 
 
 __all__ = ["bucketize", "vocabulary_lookup", "dense_to_sparse_drop", "as_string"]

@@ -54,6 +54,9 @@ register_op("ResizeBicubicGrad", lambda op: [op.inputs[1].shape])
 register_op("ResizeNearestNeighborGrad", _resize_shape)
 for _t in ("DecodeJpeg", "DecodePng", "DecodeImage"):
     register_op(_t, _decoded_shape)
+register_op("DecodeGif", lambda op: [TensorShape([None, None, None, 3])])
+register_op("DecodeBmp", _decoded_shape)
+register_op("ExtractJpegShape", lambda op: [TensorShape([3])])
 register_op("EncodeJpeg", _encode_shape)
 register_op("EncodePng", _encode_shape)
 for _t in ("RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation"):
@@ -232,6 +235,36 @@ def decode_png(contents: Any, channels: int = 0, dtype: Any = _dtypes.uint8,
                        name=name or "DecodePng")
 
 
+def decode_gif(contents: Any, name: Optional[str] = None) -> Tensor:
+    """A GIF-encoded string scalar to uint8 ``[num_frames, height, width, 3]``: every
+    frame, composed as displayed, in RGB."""
+    c = convert_to_tensor(contents, dtype=_dtypes.string, name="contents")
+    return make_tensor("DecodeGif", [c], _dtypes.uint8, {}, name=name or "DecodeGif")
+
+
+def decode_bmp(contents: Any, channels: int = 0, name: Optional[str] = None) -> Tensor:
+    """A BMP-encoded string scalar to uint8 ``[height, width, channels]``: ``channels`` 0
+    keeps the file's (1 for 8-bit greyscale, 3, or 4 with alpha), 3 gives RGB, 4 RGBA
+    (opaque alpha when the file has none)."""
+    ch = _check_channels(channels, (0, 3, 4), "decode_bmp")
+    c = convert_to_tensor(contents, dtype=_dtypes.string, name="contents")
+    return make_tensor("DecodeBmp", [c], _dtypes.uint8, {"channels": ch},
+                       name=name or "DecodeBmp")
+
+
+def extract_jpeg_shape(contents: Any, output_type: Any = _dtypes.int32,
+                       name: Optional[str] = None) -> Tensor:
+    """``[height, width, channels]`` of a JPEG-encoded string scalar, read from its
+    header without decoding the pixels."""
+    dt = _dtypes.as_dtype(output_type)
+    if dt not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"extract_jpeg_shape: output_type must be int32 or int64, got "
+                        f"{dt.name}")
+    c = convert_to_tensor(contents, dtype=_dtypes.string, name="contents")
+    return make_tensor("ExtractJpegShape", [c], dt, {"output_type": dt},
+                       name=name or "ExtractJpegShape")
+
+
 def decode_image(contents: Any, channels: Optional[int] = None, dtype: Any = _dtypes.uint8,
                  name: Optional[str] = None, expand_animations: bool = True) -> Tensor:
     """Decodes a JPEG, PNG, GIF or BMP string scalar: ``[height, width, channels]``, or
@@ -359,5 +392,5 @@ def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False,
 
 __all__ = ["ResizeMethod", "image_rank", "resize_images", "resize_bilinear",
            "resize_nearest_neighbor", "resize_bicubic", "resize_area", "decode_jpeg",
-           "decode_png", "decode_image", "encode_jpeg", "encode_png", "rgb_to_hsv",
-           "hsv_to_rgb", "convert_image_dtype"]
+           "decode_png", "decode_gif", "decode_bmp", "extract_jpeg_shape", "decode_image",
+           "encode_jpeg", "encode_png", "rgb_to_hsv", "hsv_to_rgb", "convert_image_dtype"]

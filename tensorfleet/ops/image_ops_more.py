@@ -369,6 +369,67 @@ def grayscale_to_rgb(images: Any, name: Optional[str] = None) -> Tensor:
         return array_ops.tile(images, [1] * (nd - 1) + [3])
 
 
+# Linear colour spaces as 3x3 matrices applied to the last axis (rows: input channel).
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
+               [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1.0, 1.0, 1.0], [0.95598634, -0.27201283, -1.10674021],
+               [0.6208248, -0.64720424, 1.70423049]]
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512],
+               [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1.0, 1.0, 1.0], [0.0, -0.394642334, 2.03206185],
+               [1.13988303, -0.58062185, 0.0]]
+
+
+def _linear_colour(images: Any, matrix: List[List[float]], what: str) -> Tensor:
+    with name_scope(None, what):
+        x = _image(images, "images")
+        if not x.dtype.is_floating:
+            raise TypeError(f"{what} needs float images, got {x.dtype.name}")
+        if x.shape.ndims is None or x.shape.as_list()[-1] not in (None, 3):
+            raise ValueError(f"{what}: the last dimension must be 3, got {x.shape}")
+        m = array_ops.constant(matrix, dtype=x.dtype)
+        flat = math_ops.matmul(array_ops.reshape(x, [-1, 3]), m)
+        return array_ops.reshape(flat, array_ops.shape(x))
+
+
+def rgb_to_yiq(images: Any) -> Tensor:
+    """RGB (floats in [0, 1], last dimension 3) to YIQ."""
+    return _linear_colour(images, _RGB_TO_YIQ, "rgb_to_yiq")
+
+
+def yiq_to_rgb(images: Any) -> Tensor:
+    """YIQ back to RGB."""
+    return _linear_colour(images, _YIQ_TO_RGB, "yiq_to_rgb")
+
+
+def rgb_to_yuv(images: Any) -> Tensor:
+    """RGB (floats in [0, 1], last dimension 3) to YUV."""
+    return _linear_colour(images, _RGB_TO_YUV, "rgb_to_yuv")
+
+
+def yuv_to_rgb(images: Any) -> Tensor:
+    """YUV back to RGB."""
+    return _linear_colour(images, _YUV_TO_RGB, "yuv_to_rgb")
+
+
+def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Tensor:
+    """Gamma correction ``gain * image ** gamma`` on [0, 1] values; integer images are
+    scaled there and back (saturating).
+
+    Raises:
+      ValueError: a negative ``gamma`` known when the graph is built.
+    """
+    with name_scope(None, "adjust_gamma"):
+        image = _image(image)
+        g_value = const_value(convert_to_tensor(gamma)) if isinstance(gamma, Tensor) else gamma
+        if g_value is not None and float(g_value) < 0:
+            raise ValueError(f"Gamma should be a non-negative real number, got {g_value}")
+        keep = image.dtype in (_dtypes.float16, _dtypes.float32)
+        flt = image if keep else convert_image_dtype(image, _dtypes.float32)
+        out = math_ops.multiply(_cast(gain, flt.dtype), math_ops.pow(flt, _cast(gamma, flt.dtype)))
+        return out if keep else convert_image_dtype(out, image.dtype, saturate=True)
+
+
 def per_image_standardization(image: Any) -> Tensor:
     """``(x - mean) / max(stddev, 1 / sqrt(N))`` per image, N its number of values."""
     with name_scope(None, "per_image_standardization"):
@@ -390,4 +451,5 @@ __all__ = ["flip_left_right", "flip_up_down", "random_flip_left_right", "random_
            "resize_image_with_crop_or_pad", "central_crop", "random_crop", "adjust_brightness",
            "adjust_contrast", "adjust_saturation", "adjust_hue", "random_brightness",
            "random_contrast", "random_saturation", "random_hue", "rgb_to_grayscale",
-           "grayscale_to_rgb", "per_image_standardization"]
+           "grayscale_to_rgb", "per_image_standardization", "rgb_to_yiq", "yiq_to_rgb",
+           "rgb_to_yuv", "yuv_to_rgb", "adjust_gamma"]

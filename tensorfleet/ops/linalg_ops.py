@@ -120,6 +120,22 @@ register_op("Diag", _tensor_diag_shape)
 register_op("DiagPart", _tensor_diag_part_shape)
 
 
+def _eig_shape(op: Any) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    if s.ndims is not None and (s.ndims < 2 or (None not in (s[-1], s[-2]) and
+                                               s[-1] != s[-2])):
+        raise ValueError(f"self_adjoint_eig: input must be a square matrix (or a batch of "
+                         f"them), got shape {s}")
+    if s.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    lead, n = s.as_list()[:-2], s[-1]
+    vectors = TensorShape(lead + [n, n]) if op.attrs["compute_v"] else TensorShape([0])
+    return [TensorShape(lead + [n]), vectors]
+
+
+register_op("SelfAdjointEigV2", _eig_shape)
+
+
 def _float_matrix(x: Any, fname: str, min_rank: int = 2) -> Tensor:
     t = convert_to_tensor(x)
     if not t.dtype.is_floating:
@@ -274,6 +290,24 @@ def svd_grad(a: Any, s: Any, u: Any, v: Any, ds: Any, du: Any, dv: Any,
     """Gradient of a reduced ``svd`` of ``a`` from the gradients of ``s``, ``u``, ``v``."""
     x = convert_to_tensor(a)
     return make_tensor("SvdGrad", [x, s, u, v, ds, du, dv], x.dtype, name=name or "SvdGrad")
+
+
+def self_adjoint_eig(tensor: Any, name: Optional[str] = None) -> Any:
+    """Eigen-decomposition of each symmetric matrix (only its lower triangle is read):
+    ``(e, v)`` with eigenvalues ``e`` ascending and orthonormal eigenvectors as the
+    columns of ``v``, so that ``tensor == v @ diag(e) @ v^T``."""
+    x = _float_matrix(tensor, "self_adjoint_eig")
+    op = make_op("SelfAdjointEigV2", [x], [x.dtype, x.dtype], {"compute_v": True},
+                 name=name or "SelfAdjointEigV2")
+    return op.outputs[0], op.outputs[1]
+
+
+def self_adjoint_eigvals(tensor: Any, name: Optional[str] = None) -> Tensor:
+    """The eigenvalues (ascending) of each symmetric matrix, from its lower triangle."""
+    x = _float_matrix(tensor, "self_adjoint_eigvals")
+    op = make_op("SelfAdjointEigV2", [x], [x.dtype, x.dtype], {"compute_v": False},
+                 name=name or "SelfAdjointEigV2")
+    return op.outputs[0]
 
 
 def diag(diagonal: Any, name: Optional[str] = None) -> Tensor:
@@ -432,5 +466,6 @@ def einsum_letters_free(eq: str) -> List[str]:
 __all__ = ["matrix_inverse", "matrix_determinant", "log_matrix_determinant",
            "matrix_transpose", "adjoint", "matrix_diag", "matrix_diag_part", "matrix_set_diag",
            "matrix_band_part", "cholesky", "cholesky_solve", "matrix_solve",
-           "matrix_triangular_solve", "qr", "svd", "diag", "diag_part", "eye", "trace",
+           "matrix_triangular_solve", "qr", "svd", "self_adjoint_eig", "self_adjoint_eigvals",
+           "diag", "diag_part", "eye", "trace",
            "logdet", "matvec", "norm", "einsum"]

@@ -1,4 +1,5 @@
-"""Random ops: normal, truncated normal, uniform, shuffle and multinomial sampling.
+"""Random ops: normal, truncated normal, uniform, shuffle, multinomial (categorical) and
+gamma sampling.
 
 Seeding follows TF 1.x: ``framework.graph.get_seed(seed)`` turns the graph seed
 and the op seed into the op's ``seed``/``seed2`` attrs. With neither set the op is
@@ -12,11 +13,13 @@ from __future__ import annotations
 import logging
 from typing import Any, Dict, List, Optional
 
+import numpy as np
+
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_default_graph, get_seed
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
-from tensorfleet.ops.array_ops import shape_from_tensor, shape_tensor
+from tensorfleet.ops.array_ops import shape_from_tensor, shape_tensor, zeros_like
 from tensorfleet.ops.op_util import const_value, make_tensor, same_shape
 from tensorfleet.ops import math_ops
 
@@ -43,6 +46,9 @@ for _name in ("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "Rando
     register_op(_name, _from_shape_input, stateful=True)
 register_op("RandomShuffle", same_shape, stateful=True)
 register_op("Multinomial", _multinomial_shape, stateful=True)
+register_op("RandomGamma", lambda op: [shape_from_tensor(op.inputs[0]).concatenate(
+    op.inputs[1].shape)], stateful=True)
+register_op("RandomGammaGrad", lambda op: [op.inputs[1].shape])
 
 
 def _seed_attrs(seed: Optional[int]) -> Dict[str, Any]:
@@ -153,5 +159,38 @@ def multinomial(logits: Any, num_samples: Any, seed: Optional[int] = None,
     return make_tensor("Multinomial", [lg, n], dt, attrs, name=name or "Multinomial")
 
 
+def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional[int] = None,
+                name: Optional[str] = None) -> Tensor:
+    """``tf.random.categorical``: ``multinomial`` with the index dtype given as ``dtype``
+    (int64 by default)."""
+    return multinomial(logits, num_samples, seed=seed, name=name,
+                       output_dtype=_dtypes.int64 if dtype is None else dtype)
+
+
+def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dtypes.float32,
+                 seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """Gamma samples of shape ``shape + broadcast(alpha, beta).shape``: for each alpha
+    (concentration) and beta (rate, default 1), ``shape`` draws of ``Gamma(alpha) /
+    beta``, never below the dtype's smallest normal number. Differentiable with respect
+    to ``alpha`` (implicit reparameterisation, ``gradients/random_grad.py``) and ``beta``.
+
+    Raises:
+      ValueError: a non-float ``dtype``.
+    """
+    dt = _dtypes.as_dtype(dtype)
+    if dt not in (_dtypes.float16, _dtypes.float32, _dtypes.float64):
+        raise ValueError(f"Invalid dtype {dt.name} for random_gamma: float16, float32 or "
+                         f"float64 is required")
+    with get_default_graph().name_scope(name or "random_gamma"):
+        a = convert_to_tensor(alpha, dtype=dt, name="alpha")
+        b = convert_to_tensor(1 if beta is None else beta, dtype=dt, name="beta")
+        a_b = math_ops.add(a, zeros_like(b))
+        attrs = {"T": dt}
+        attrs.update(_seed_attrs(seed))
+        x = make_tensor("RandomGamma", [shape_tensor(shape), a_b], dt, attrs, name="RandomGamma")
+        tiny = convert_to_tensor(float(np.finfo(dt.np).tiny), dtype=dt)
+        return math_ops.maximum(tiny, math_ops.divide(x, b))
+
+
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
-           "multinomial"]
+           "multinomial", "random_gamma"]

@@ -13,18 +13,33 @@ dimension.
 ``sequence_length`` works as in TensorFlow: past a sequence's length the
 outputs are zeros and the state stays the state of its last valid step, so
 the final state is the state at each sequence's own end.
+
+**Whole-sequence LSTM layers.** When every layer of the cell is a plain LSTM
+(a ``BasicLSTMCell``, or an ``LSTMCell`` without peepholes, clipping or
+projection, alone or stacked in a ``MultiRNNCell``) and no ``sequence_length``
+is given, both ``static_rnn`` and ``dynamic_rnn`` run each layer over the whole
+sequence as one ``FusedLSTMSequence`` op instead of one ``FusedLSTMCell`` op
+per time step: one matmul projects the inputs of all steps, and the kernel's
+gradient takes two matmuls instead of one per step. The variables are made
+through the cells' own scopes, so their names are the ones the step-by-step
+form gives (``rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel``) and a cell
+used before or after keeps sharing them; the numbers are the step-by-step
+form's up to rounding. Other cells, wrappers, nested inputs and
+``sequence_length`` take the step-by-step form.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import rnn_ops as R
-from tensorfleet.ops.rnn_cell_impl import flatten, is_sequence, map_structure, pack_sequence_as
+from tensorfleet.ops.rnn_cell_impl import (BasicLSTMCell, LSTMCell, LSTMStateTuple,
+                                           MultiRNNCell, _split_state, flatten, is_sequence,
+                                           map_structure, pack_sequence_as)
 from tensorfleet.ops.variable_scope import variable_scope
 
 try:  # The loop form of dynamic_rnn needs tf.while_loop and tf.TensorArray.
@@ -95,6 +110,91 @@ def _run_steps(cell: Any, steps: List[Any], state: Any, seq_len: Optional[Tensor
     return outputs, state
 
 
+_LSTM_TYPES = (BasicLSTMCell, LSTMCell)
+
+
+def _plain_lstm(cell: Any) -> bool:
+    # Exact types only: a subclass may override call() with different math.
+    return type(cell) in _LSTM_TYPES and bool(cell._fusable)
+
+
+def _lstm_layers(cell: Any) -> Optional[List[Any]]:
+    """The LSTM layers of ``cell`` when each can run as one ``FusedLSTMSequence`` op,
+    else None."""
+    if type(cell) is MultiRNNCell:
+        layers = list(cell._cells)
+        if cell._state_is_tuple and layers and all(_plain_lstm(c) for c in layers):
+            return layers
+        return None
+    return [cell] if _plain_lstm(cell) else None
+
+
+def _depth(x: Tensor) -> Optional[int]:
+    if not x.dtype.is_floating or x.shape.ndims is None:
+        return None
+    d = x.shape[-1]
+    return None if d is None else int(d)
+
+
+def _lstm_layer(cell: Any, x: Tensor, state: Any) -> Tuple[Tensor, Any]:
+    """One layer over the time-major ``x``; runs inside the cell's variable scope."""
+    n = cell._num_units
+    c, h = _split_state(state, [n, n], cell._state_is_tuple, type(cell).__name__)
+    kernel, bias = cell._weights(x, int(x.shape[-1]))
+    h_seq, c_last, h_last = R.fused_lstm_sequence(x, c, h, kernel, bias, cell._forget_bias)
+    new_state = LSTMStateTuple(c_last, h_last) if cell._state_is_tuple \
+        else A.concat([c_last, h_last], 1)
+    return h_seq, new_state
+
+
+def _stacked_layers(cell: Any, x: Tensor, state: Any) -> Tuple[Tensor, Any]:
+    layers = cell._cells
+    if not is_sequence(state) or len(state) != len(layers):
+        raise ValueError(f"Expected state to be a tuple of length {len(layers)}, but "
+                         f"received: {state!r}")
+    new_states = []
+    for i, layer in enumerate(layers):
+        with variable_scope(f"cell_{i}"):
+            x, st = layer._in_scope(_lstm_layer, layer, x, state[i])
+        new_states.append(st)
+    return x, tuple(new_states)
+
+
+def _run(cell: Any, x_tm: Tensor, state: Any) -> Tuple[Tensor, Any]:
+    if type(cell) is MultiRNNCell:
+        return cell._in_scope(_stacked_layers, cell, x_tm, state)
+    return cell._in_scope(_lstm_layer, cell, x_tm, state)
+
+
+def _fused_dynamic_rnn(cell: Any, inputs: Any, state: Any,
+                       time_major: bool) -> Optional[Tuple[Tensor, Any]]:
+    """``dynamic_rnn``'s ``(outputs, final_state)`` by whole-sequence layers, or None
+    when ``cell`` or ``inputs`` need the step-by-step form."""
+    if is_sequence(inputs) or _lstm_layers(cell) is None:
+        return None
+    x = convert_to_tensor(inputs)
+    if x.shape.ndims != 3 or _depth(x) is None:
+        return None
+    x_tm = x if time_major else A.transpose(x, [1, 0, 2])
+    out, final = _run(cell, x_tm, state)
+    return (out if time_major else A.transpose(out, [1, 0, 2])), final
+
+
+def _fused_static_rnn(cell: Any, inputs: Sequence[Any],
+                      state: Any) -> Optional[Tuple[List[Tensor], Any]]:
+    """``static_rnn``'s ``(outputs, final_state)`` by whole-sequence layers, or None
+    when ``cell`` or ``inputs`` need the step-by-step form."""
+    if _lstm_layers(cell) is None or any(is_sequence(x) for x in inputs):
+        return None
+    steps = [convert_to_tensor(x) for x in inputs]
+    depths = {_depth(x) for x in steps}
+    if (len(depths) != 1 or None in depths or any(x.shape.ndims != 2 for x in steps)
+            or len({x.dtype for x in steps}) != 1):
+        return None
+    out, final = _run(cell, A.stack(steps, axis=0), state)
+    return A.unstack(out, num=len(steps), axis=0), final
+
+
 def static_rnn(cell: Any, inputs: List[Any], initial_state: Any = None, dtype: Any = None,
                sequence_length: Any = None, scope: Any = None) -> Tuple[List[Any], Any]:
     """Runs ``cell`` over the list ``inputs`` (one [batch, depth] tensor per step).
@@ -117,6 +217,9 @@ def static_rnn(cell: Any, inputs: List[Any], initial_state: Any = None, dtype: A
         batch = _batch_size(first, 0)
         state = _initial_state(cell, initial_state, batch, dtype)
         seq_len = _seq_length(sequence_length)
+        fused = _fused_static_rnn(cell, inputs, state) if seq_len is None else None
+        if fused is not None:
+            return fused
         outputs, state = _run_steps(cell, list(inputs), state, seq_len, varscope)
     return outputs, state
 
@@ -173,6 +276,10 @@ def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_sta
                                           parallel_iterations or 32, swap_memory)
         if steps == 0:
             raise ValueError("dynamic_rnn: the inputs have zero time steps")
+        fused = _fused_dynamic_rnn(cell, inputs, state, time_major) \
+            if seq_len is None else None
+        if fused is not None:
+            return fused
         per_input = [A.unstack(x, num=steps, axis=time_axis) for x in flat]
         step_inputs = [pack_sequence_as(inputs, [lst[t] for lst in per_input])
                        for t in range(steps)]

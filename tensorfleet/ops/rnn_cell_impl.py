@@ -11,7 +11,8 @@ Kernels are laid out as TensorFlow's: the gate pre-activations are
 ``concat([inputs, h], 1) @ kernel + bias``, and the LSTM gates are in the order
 i (input), j (new input), f (forget), o (output). The LSTM cells without
 peepholes, projection or clipping run each step as one fused op (see
-``rnn_ops.fused_lstm_cell``).
+``rnn_ops.fused_lstm_cell``), and ``static_rnn``/``dynamic_rnn`` run them one
+op per layer over the whole sequence (see ``rnn``).
 
 The wrappers (``DropoutWrapper`` ...) are in ``rnn_cell_wrappers``.
 """
@@ -230,6 +231,11 @@ class RNNCell(abc.ABC):
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:
         """Runs one step in the cell's variable scope (set by the first call)."""
+        return self._in_scope(self.call, inputs, state, scope=scope)
+
+    def _in_scope(self, fn: Callable[..., Any], *args: Any, scope: Any = None) -> Any:
+        # Also how the whole-sequence LSTM layers of ``rnn`` find the variables
+        # a step would use.
         if self._scope is None:
             default = self._name or self._default_name
             if scope is None and self._reuse:
@@ -238,11 +244,11 @@ class RNNCell(abc.ABC):
             with variable_scope(scope, default_name=None if scope is not None else default,
                                 reuse=self._reuse, custom_getter=self._record) as vs:
                 self._scope = vs
-                out = self.call(inputs, state)
+                out = fn(*args)
             self.built = True
             return out
         with variable_scope(self._scope, reuse=True):
-            return self.call(inputs, state)
+            return fn(*args)
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
         """Zeros of shape ``[batch_size, size]`` for each size in ``state_size``."""
@@ -393,14 +399,18 @@ class BasicLSTMCell(RNNCell):
     def output_size(self) -> int:
         return self._num_units
 
+    def _weights(self, x: Tensor, depth: int) -> Any:
+        n = self._num_units
+        return (get_variable("kernel", [depth + n, 4 * n], dtype=self._wdtype(x)),
+                get_variable("bias", [4 * n], dtype=self._wdtype(x),
+                             initializer=init_ops.zeros_initializer()))
+
     def call(self, inputs: Any, state: Any) -> Any:
         x = _float_tensor(inputs, "BasicLSTMCell")
         depth = _input_depth(x, "BasicLSTMCell")
         n = self._num_units
         c, h = _split_state(state, [n, n], self._state_is_tuple, "BasicLSTMCell")
-        kernel = get_variable("kernel", [depth + n, 4 * n], dtype=self._wdtype(x))
-        bias = get_variable("bias", [4 * n], dtype=self._wdtype(x),
-                            initializer=init_ops.zeros_initializer())
+        kernel, bias = self._weights(x, depth)
         if self._fusable:
             new_c, new_h, _ = R.fused_lstm_cell(x, c, h, kernel, bias, self._forget_bias)
         else:
@@ -465,15 +475,19 @@ class LSTMCell(RNNCell):
     def output_size(self) -> int:
         return self._num_proj or self._num_units
 
+    def _weights(self, x: Tensor, depth: int) -> Any:
+        n, p = self._num_units, self._num_proj or self._num_units
+        return (get_variable("kernel", [depth + p, 4 * n], dtype=self._wdtype(x),
+                             initializer=self._initializer),
+                get_variable("bias", [4 * n], dtype=self._wdtype(x),
+                             initializer=init_ops.zeros_initializer()))
+
     def call(self, inputs: Any, state: Any) -> Any:
         x = _float_tensor(inputs, "LSTMCell")
         depth = _input_depth(x, "LSTMCell")
         n, p = self._num_units, self._num_proj or self._num_units
         c, m = _split_state(state, [n, p], self._state_is_tuple, "LSTMCell")
-        kernel = get_variable("kernel", [depth + p, 4 * n], dtype=self._wdtype(x),
-                              initializer=self._initializer)
-        bias = get_variable("bias", [4 * n], dtype=self._wdtype(x),
-                            initializer=init_ops.zeros_initializer())
+        kernel, bias = self._weights(x, depth)
         if self._fusable:
             new_c, new_m, _ = R.fused_lstm_cell(x, c, m, kernel, bias, self._forget_bias)
         else:

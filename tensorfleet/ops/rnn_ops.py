@@ -1,9 +1,14 @@
-"""Ops of the recurrent networks: the fused LSTM step, ``reverse_sequence``, ``sequence_mask``.
+"""Ops of the recurrent networks: the fused LSTM step and layer, ``reverse_sequence``,
+``sequence_mask``.
 
 ``FusedLSTMCell`` computes one whole LSTM step (the gate matmul over
 ``concat([x, h_prev])``, the four nonlinearities and the state update) in a
 single kernel, and ``FusedLSTMCellGrad`` its whole backward step, so a
 time step costs one op forward and one op backward instead of about twenty.
+``FusedLSTMSequence`` runs a whole layer over a known sequence: one matmul
+projects the inputs of every step, the recurrence loops inside the kernel, and
+its backward op computes the kernel's gradient with two matmuls instead of one
+per step.
 The kernel layout is TensorFlow's: ``[input_depth + num_units, 4 * num_units]``
 with the gates in the order i, j, f, o, so checkpoints move between the two.
 """
@@ -44,8 +49,27 @@ def _fused_lstm_grad_shape(op: Any) -> List[TensorShape]:
     return [x, c, h, w, b]
 
 
+def _fused_lstm_sequence_shape(op: Any) -> List[TensorShape]:
+    x, c, h, w = (t.shape for t in op.inputs[:4])
+    steps, batch = _dim(x, 0), _dim(x, 1)
+    batch = batch if batch is not None else _dim(c, 0)
+    units = _dim(c, 1) if _dim(c, 1) is not None else _dim(h, 1)
+    if units is None and _dim(w, 1) is not None:
+        units = _dim(w, 1) // 4
+    seq = TensorShape([steps, batch, units])
+    gates = TensorShape([steps, batch, None if units is None else 4 * units])
+    state = TensorShape([batch, units])
+    return [seq, seq, gates, state, state]
+
+
+def _fused_lstm_sequence_grad_shape(op: Any) -> List[TensorShape]:
+    return [t.shape for t in op.inputs[:5]]
+
+
 register_op("FusedLSTMCell", _fused_lstm_shape)
 register_op("FusedLSTMCellGrad", _fused_lstm_grad_shape)
+register_op("FusedLSTMSequence", _fused_lstm_sequence_shape)
+register_op("FusedLSTMSequenceGrad", _fused_lstm_sequence_grad_shape)
 register_op("ReverseSequence", same_shape)
 
 
@@ -77,6 +101,45 @@ def fused_lstm_cell_grad(op: Any, grad_c: Any, grad_h: Any) -> List[Tensor]:
     dt = x.dtype
     g = make_op("FusedLSTMCellGrad", [x, c_prev, h_prev, kernel, gates, c, grad_c, grad_h],
                 [dt] * 5, name="FusedLSTMCellGrad")
+    return list(g.outputs)
+
+
+def fused_lstm_sequence(x: Any, c0: Any, h0: Any, kernel: Any, bias: Any,
+                        forget_bias: float = 1.0, name: Optional[str] = None
+                        ) -> Tuple[Tensor, Tensor, Tensor]:
+    """An LSTM layer over a whole time-major sequence in one op.
+
+    ``x`` is [time, batch, depth]; ``kernel`` and ``bias`` are laid out as for
+    ``fused_lstm_cell``. Returns ``(h, c_last, h_last)``: the output of every
+    step ([time, batch, units]) and the final state. The results are those of
+    ``fused_lstm_cell`` applied step after step (up to the rounding of the bias
+    sum, which is added once to the input part); the op also keeps every step's
+    c and activated gates (outputs 1 and 2) for its backward op.
+    """
+    ins = [convert_to_tensor(t) for t in (x, c0, h0, kernel, bias)]
+    dt = ins[0].dtype
+    if not dt.is_floating:
+        raise TypeError(f"fused_lstm_sequence needs floating-point inputs, got {dt.name}")
+    for t in ins[1:]:
+        if t.dtype is not dt:
+            raise TypeError(f"fused_lstm_sequence: {t.name} has dtype {t.dtype.name}, "
+                            f"expected {dt.name} like the inputs")
+    if ins[0].shape.ndims is not None and ins[0].shape.ndims != 3:
+        raise ValueError(f"fused_lstm_sequence: inputs must be [time, batch, depth], got "
+                         f"shape {ins[0].shape}")
+    op = make_op("FusedLSTMSequence", ins, [dt] * 5, {"forget_bias": float(forget_bias)},
+                 name=name or "FusedLSTMSequence")
+    return op.outputs[0], op.outputs[3], op.outputs[4]
+
+
+def fused_lstm_sequence_grad(op: Any, grad_h: Any, grad_c: Any, grad_c_last: Any,
+                             grad_h_last: Any) -> List[Tensor]:
+    """The backward pass of a ``FusedLSTMSequence`` op: gradients of its five inputs."""
+    h, c, gates = op.outputs[:3]
+    dt = op.inputs[0].dtype
+    g = make_op("FusedLSTMSequenceGrad",
+                list(op.inputs) + [h, c, gates, grad_h, grad_c, grad_c_last, grad_h_last],
+                [dt] * 5, name="FusedLSTMSequenceGrad")
     return list(g.outputs)
 
 
@@ -140,4 +203,5 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
         return mask if dt is _dtypes.bool else A.cast(mask, dt)
 
 
-__all__ = ["fused_lstm_cell", "fused_lstm_cell_grad", "reverse_sequence", "sequence_mask"]
+__all__ = ["fused_lstm_cell", "fused_lstm_cell_grad", "fused_lstm_sequence",
+           "fused_lstm_sequence_grad", "reverse_sequence", "sequence_mask"]

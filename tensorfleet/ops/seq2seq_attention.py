@@ -31,7 +31,7 @@ from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops.math_ops_reduce import reduce_sum
-from tensorfleet.ops.rnn_cell_impl import RNNCell
+from tensorfleet.ops.rnn_cell_impl import RNNCell, map_structure
 from tensorfleet.ops.rnn_ops import sequence_mask
 from tensorfleet.ops.tensor_array_ops import TensorArray
 from tensorfleet.ops.variable_scope import get_variable, variable_scope
@@ -232,6 +232,17 @@ class AttentionWrapperState(collections.namedtuple(
     step, the alignments and (with ``alignment_history``) a TensorArray of them."""
 
     __slots__ = ()
+
+    def clone(self, **kwargs: Any) -> "AttentionWrapperState":
+        """A copy with the given fields replaced (e.g. ``cell_state=encoder_state``);
+        a replacing tensor takes the static shape of the one it replaces (ValueError
+        when they conflict)."""
+        def same_shape(old: Any, new: Any) -> Any:
+            if isinstance(old, Tensor) and isinstance(new, Tensor):
+                new.set_shape(old.shape)
+            return new
+
+        return map_structure(same_shape, self, self._replace(**kwargs))
 
 
 class AttentionWrapper(RNNCell):

@@ -4,7 +4,8 @@ A decoder step runs the cell, projects its output (``output_layer``), lets the
 helper pick sample ids and the next inputs, and reports which sequences have
 finished. ``dynamic_decode`` repeats steps in a ``tf.while_loop`` until every
 sequence has finished (or ``maximum_iterations``), writing each step's outputs
-into ``TensorArray``s. The cell's variables live under ``decoder`` by default:
+into ``TensorArray``s, then hands them to the decoder's ``finalize`` if it has one.
+The cell's variables live under ``decoder`` by default:
 ``decoder/basic_lstm_cell/kernel``.
 
 Where TensorFlow switches between two input tensors with ``tf.cond`` (all
@@ -26,6 +27,7 @@ from tensorfleet.ops import math_ops as M
 from tensorfleet.ops.embedding_ops import embedding_lookup
 from tensorfleet.ops.functional_ops import while_loop
 from tensorfleet.ops.math_ops_reduce import argmax, reduce_all
+from tensorfleet.ops.random_ops import multinomial
 from tensorfleet.ops.rnn_cell_impl import flatten, map_structure, pack_sequence_as
 from tensorfleet.ops.tensor_array_ops import TensorArray
 from tensorfleet.ops.variable_scope import variable_scope
@@ -188,6 +190,35 @@ class GreedyEmbeddingHelper(Helper):
         return finished, nxt, state
 
 
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """Inference by sampling: the next id is drawn from the softmax of the outputs
+    (divided by ``softmax_temperature`` when given), then embedded; a sequence finishes
+    when it draws ``end_token``."""
+
+    def __init__(self, embedding: Any, start_tokens: Any, end_token: Any,
+                 softmax_temperature: Any = None, seed: Optional[int] = None):
+        super().__init__(embedding, start_tokens, end_token)
+        if softmax_temperature is not None and not isinstance(softmax_temperature, Tensor) \
+                and float(softmax_temperature) <= 0.0:
+            raise ValueError(f"softmax_temperature must be positive, got {softmax_temperature}")
+        self._softmax_temperature = softmax_temperature
+        self._seed = seed
+
+    def sample(self, time: Any, outputs: Any, state: Any, name: Optional[str] = None) -> Tensor:
+        """One id per row drawn from ``softmax(outputs / softmax_temperature)``, int32."""
+        if not isinstance(outputs, Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        with name_scope(name or "SampleEmbeddingHelperSample"):
+            logits = outputs if self._softmax_temperature is None else M.truediv(
+                outputs, A.cast(self._softmax_temperature, outputs.dtype)
+                if isinstance(self._softmax_temperature, Tensor)
+                else float(self._softmax_temperature))
+            # One draw per row; [batch, 1] -> [batch].
+            draws = multinomial(A.reshape(logits, [-1, A.shape(logits)[-1]]), 1,
+                                seed=self._seed, output_dtype=_dtypes.int32)
+            return A.reshape(draws, A.shape(logits)[:-1])
+
+
 class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
                                                 ("rnn_output", "sample_id"))):
     """One decoder step's outputs: the (projected) cell output and the sample ids."""
@@ -196,7 +227,9 @@ class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
 
 
 class Decoder(abc.ABC):
-    """A decoder for ``dynamic_decode``: ``initialize`` and ``step``."""
+    """A decoder for ``dynamic_decode``: ``initialize`` and ``step``; a decoder that also
+    defines ``finalize(outputs, final_state, sequence_lengths)`` gets its time-major
+    outputs and last state through it once the loop has ended."""
 
     @property
     @abc.abstractmethod
@@ -360,9 +393,14 @@ def dynamic_decode(decoder: Decoder, output_time_major: bool = False,
         stacked = [ta.stack() for ta in res[1:1 + len(tas0)]]
         final_state = pack_sequence_as(state0, list(res[1 + len(tas0):1 + len(tas0) + n_state]))
         lengths = res[-1]
-        if not output_time_major:
-            stacked = [_transpose_batch_time(s) for s in stacked]
         final_outputs = pack_sequence_as(decoder.output_dtype, stacked)
+        # A decoder may rework its time-major outputs once at the end (beam search
+        # traces its beams back there).
+        finalize = getattr(decoder, "finalize", None)
+        if finalize is not None:
+            final_outputs, final_state = finalize(final_outputs, final_state, lengths)
+        if not output_time_major:
+            final_outputs = map_structure(_transpose_batch_time, final_outputs)
     return final_outputs, final_state, lengths
 
 
@@ -392,5 +430,6 @@ def tile_batch(t: Any, multiplier: int, name: Optional[str] = None) -> Any:
         return map_structure(tile_one, t)
 
 
-__all__ = ["Helper", "TrainingHelper", "GreedyEmbeddingHelper", "Decoder", "BasicDecoder",
+__all__ = ["Helper", "TrainingHelper", "GreedyEmbeddingHelper", "SampleEmbeddingHelper",
+           "Decoder", "BasicDecoder",
            "BasicDecoderOutput", "dynamic_decode", "tile_batch"]

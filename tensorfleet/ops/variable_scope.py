@@ -416,7 +416,9 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None, value
             short = _unique_scope_name(state, parent.name, default_name)  # type: ignore[arg-type]
         full = f"{parent.name}/{short}" if parent.name else short
         new_reuse = reuse or parent.reuse
-        ns_name = short
+        # As TensorFlow: a default name's name scope is made unique on its own, apart
+        # from the variable scope's number (they differ once name scopes were opened).
+        ns_name = short if name_or_scope is not None else default_name
     state.counts[full] = state.counts.get(full, 0) + 1
     ns_ctx = g.name_scope(ns_name) if auxiliary_name_scope else contextlib.nullcontext(
         parent.original_name_scope)

@@ -9,6 +9,7 @@ result structure) is shared; where the step runs is a backend chosen by target:
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -22,6 +23,7 @@ from tensorfleet.kernels.registry import DeadlineStep, StepState
 from tensorfleet.runtime import process
 from tensorfleet.runtime.executor import Plan, prune
 from tensorfleet.runtime.resource_mgr import ResourceManager
+from tensorfleet.runtime.step_stats import step_stats_from, traced_plan
 from tensorfleet.runtime.threads import adapt_blas, apply_config
 
 def register_session_factory(prefix: str, factory: Callable[..., Any],
@@ -69,9 +71,11 @@ class LocalBackend:
 
     def run(self, fetches: Tuple[Tensor, ...], targets: Tuple[Operation, ...],
             feeds: Tuple[Tensor, ...], feed_values: Sequence[Any],
-            timeout_ms: int = 0) -> List[Any]:
+            timeout_ms: int = 0, trace: Optional[List[Any]] = None) -> List[Any]:
         adapt_blas()
         plan = self.plan_for(fetches, targets, feeds)
+        if trace is not None:
+            plan = traced_plan(plan, trace)
         ms, what = timeout_ms, "RunOptions.timeout_in_ms"
         if ms <= 0:
             ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
@@ -186,6 +190,17 @@ def stable_value(v: Any, copy: Callable[[np.ndarray], np.ndarray] = np.copy) -> 
     return v
 
 
+logger = logging.getLogger(__name__)
+_warned_targets: Set[str] = set()
+
+
+def _warn_no_trace(target: str) -> None:
+    if target not in _warned_targets:
+        _warned_targets.add(target)
+        logger.warning("RunOptions.trace_level: steps of the session on %s are not traced "
+                       "(only in-process sessions record step_stats)", target)
+
+
 def _timeout_of(options: Any) -> int:
     """``options.timeout_in_ms`` (``tf.RunOptions``) as a positive int, or 0 for none."""
     ms = getattr(options, "timeout_in_ms", 0) or 0
@@ -284,6 +299,8 @@ class BaseSession:
         else:
             feeds, vals = (), ()
         timeout_ms = _timeout_of(options) if options is not None else 0
+        if run_metadata is not None and getattr(options, "trace_level", 0):
+            return self._run_traced(fetches, feeds, vals, timeout_ms, run_metadata)
         if timeout_ms:
             st = _FetchStructure(self._graph, fetches)
             out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
@@ -297,6 +314,24 @@ class BaseSession:
             return None
         st = _FetchStructure(self._graph, fetches)
         out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals)
+        return st.build([_to_user_value(v) for v in out])
+
+    def _run_traced(self, fetches: Any, feeds: tuple, vals: Any, timeout_ms: int,
+                    run_metadata: Any) -> Any:
+        """A step whose ops are timed into ``run_metadata.step_stats`` (in-process
+        sessions only: a cluster's master does not time ops, and says so once)."""
+        st = _FetchStructure(self._graph, fetches)
+        if not isinstance(self._backend, LocalBackend):
+            _warn_no_trace(self._target)
+            out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
+                                    timeout_ms=timeout_ms)
+            return st.build([_to_user_value(v) for v in out])
+        sink: List[Any] = []
+        try:
+            out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
+                                    timeout_ms=timeout_ms, trace=sink)
+        finally:
+            run_metadata.step_stats = step_stats_from(sink)
         return st.build([_to_user_value(v) for v in out])
 
     def _feeds(self, feed_dict: dict) -> Tuple[tuple, list]:

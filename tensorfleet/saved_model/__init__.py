@@ -19,6 +19,11 @@ from tensorfleet.saved_model.signature_constants import (  # noqa: F401
     DEFAULT_SERVING_SIGNATURE_DEF_KEY, PREDICT_INPUTS, PREDICT_METHOD_NAME, PREDICT_OUTPUTS,
     REGRESS_INPUTS, REGRESS_METHOD_NAME, REGRESS_OUTPUTS)
 from tensorfleet.saved_model.tag_constants import EVAL, GPU, SERVING, TPU, TRAINING  # noqa: F401
+from tensorfleet.saved_model import main_op  # noqa: F401,E402  (tf.saved_model.main_op)
+from tensorfleet.saved_model.main_op import (  # noqa: F401,E402
+    get_tensor_from_tensor_info, main_op_with_restore)
+from tensorfleet.saved_model.loader import (  # noqa: F401,E402
+    maybe_saved_model_directory as contains_saved_model)
 
 __all__ = ["builder", "loader", "signature_constants", "signature_def_utils", "tag_constants",
            "utils", "SavedModelBuilder", "Builder", "load", "maybe_saved_model_directory",
@@ -26,3 +31,5 @@ __all__ = ["builder", "loader", "signature_constants", "signature_def_utils", "t
            "build_tensor_info", "classification_signature_def", "is_valid_signature",
            "predict_signature_def", "regression_signature_def", "SERVING", "TRAINING", "EVAL",
            "GPU", "TPU", "DEFAULT_SERVING_SIGNATURE_DEF_KEY"]
+__all__ += ["main_op", "main_op_with_restore", "get_tensor_from_tensor_info",
+            "contains_saved_model"]

@@ -10,7 +10,7 @@ import math
 from typing import Any, Optional
 
 from tensorfleet.framework.graph import Tensor, get_default_graph
-from tensorfleet.ops import math_ops
+from tensorfleet.ops import array_ops, math_ops, random_ops
 from tensorfleet.training.learning_rate_decay import _as, _floor, _prologue
 
 
@@ -110,4 +110,33 @@ def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_step
         return math_ops.multiply(lr, decayed, name="decayed_lr")
 
 
-__all__ = ["natural_exp_decay", "cosine_decay", "linear_cosine_decay", "cosine_decay_restarts"]
+def noisy_linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any,
+                              initial_variance: Any = 1.0, variance_decay: Any = 0.55,
+                              num_periods: Any = 0.5, alpha: Any = 0.0, beta: Any = 0.001,
+                              name: Optional[str] = None) -> Tensor:
+    """``linear_cosine_decay`` whose linear part gets Gaussian noise of variance
+    ``initial_variance / (1 + step) ** variance_decay``, drawn anew each step.
+
+    Raises:
+      ValueError: if ``global_step`` is None.
+    """
+    with get_default_graph().name_scope(name or "NoisyLinearCosineDecay"):
+        lr, step = _prologue(learning_rate, global_step, "noisy_linear_cosine_decay")
+        steps = _as(decay_steps, lr)
+        step = math_ops.minimum(step, steps)
+        linear = math_ops.truediv(math_ops.subtract(steps, step), steps)
+        variance = math_ops.truediv(
+            _as(initial_variance, lr),
+            math_ops.pow(math_ops.add(_as(1.0, lr), step), _as(variance_decay, lr)))
+        noise = random_ops.random_normal(array_ops.shape(linear), stddev=math_ops.sqrt(variance),
+                                         dtype=lr.dtype)
+        cosine = _cos_pi(math_ops.truediv(
+            math_ops.multiply(math_ops.multiply(_as(2.0, lr), _as(num_periods, lr)), step),
+            steps))
+        decayed = math_ops.add(math_ops.multiply(
+            math_ops.add(_as(alpha, lr), math_ops.add(linear, noise)), cosine), _as(beta, lr))
+        return math_ops.multiply(lr, decayed, name="decayed_lr")
+
+
+__all__ = ["natural_exp_decay", "cosine_decay", "linear_cosine_decay", "cosine_decay_restarts",
+           "noisy_linear_cosine_decay"]

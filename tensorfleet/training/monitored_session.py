@@ -27,6 +27,7 @@ import time
 from typing import Any, Callable, List, Optional, Sequence
 
 from tensorfleet import errors
+from tensorfleet.distributed.cluster import RunMetadata
 from tensorfleet.framework.graph import Graph, get_default_graph
 from tensorfleet.training.coordinator import Coordinator
 from tensorfleet.training.queue_runner import start_queue_runners
@@ -245,6 +246,9 @@ class _MonitoredSession:
         context = SessionRunContext(SessionRunArgs(fetches, feed_dict), sess)
         hook_fetches, feeds, options = gather_run_args(self._hooks, context, self._graph,
                                                        options)
+        if run_metadata is None and options is not None:
+            # A hook that asked for options (a trace) reads what they produced here.
+            run_metadata = RunMetadata()
         outputs = sess.run({"caller": fetches, "hooks": hook_fetches}, feed_dict=feeds or None,
                            options=options, run_metadata=run_metadata)
         for i, hook in enumerate(self._hooks):

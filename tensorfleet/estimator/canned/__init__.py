@@ -6,7 +6,10 @@ from tensorfleet.estimator.canned.dnn_linear_combined import (  # noqa: F401
 from tensorfleet.estimator.canned.head import (  # noqa: F401
     BinaryClassHead, MultiClassHead, RegressionHead)
 from tensorfleet.estimator.canned.linear import LinearClassifier, LinearRegressor  # noqa: F401
+from tensorfleet.estimator.canned.baseline import (  # noqa: F401,E402
+    BaselineClassifier, BaselineRegressor)
 
 __all__ = ["DNNClassifier", "DNNRegressor", "DNNLinearCombinedClassifier",
            "DNNLinearCombinedRegressor", "LinearClassifier", "LinearRegressor",
            "BinaryClassHead", "MultiClassHead", "RegressionHead"]
+__all__ += ["BaselineClassifier", "BaselineRegressor"]

@@ -1,4 +1,4 @@
-"""``tf.keras``: the ``initializers`` namespace (TF 1.x ``tf.keras.initializers``).
+"""``tf.keras.initializers`` (TF 1.x names).
 
 The classes are tensorfleet's initializers; the Keras variants differ only in
 their defaults (``RandomNormal``/``TruncatedNormal`` with ``stddev=0.05``,
@@ -7,11 +7,11 @@ their defaults (``RandomNormal``/``TruncatedNormal`` with ``stddev=0.05``,
 
 from __future__ import annotations
 
-import types
 from typing import Any, Optional
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.ops import init_ops
+from tensorfleet.ops.init_ops import Initializer  # noqa: F401  (re-exported)
 
 
 class RandomNormal(init_ops.RandomNormal):
@@ -48,12 +48,25 @@ _CLASSES = {
 _FUNCTIONS = {
     "zeros": init_ops.Zeros, "ones": init_ops.Ones, "constant": init_ops.Constant,
     "random_normal": RandomNormal, "random_uniform": RandomUniform,
+    "normal": RandomNormal, "uniform": RandomUniform,
     "truncated_normal": TruncatedNormal, "variance_scaling": init_ops.VarianceScaling,
     "orthogonal": init_ops.Orthogonal, "identity": init_ops.Identity,
     "glorot_normal": init_ops.GlorotNormal, "glorot_uniform": init_ops.GlorotUniform,
     "he_normal": init_ops.he_normal, "he_uniform": init_ops.he_uniform,
     "lecun_normal": init_ops.lecun_normal, "lecun_uniform": init_ops.lecun_uniform,
 }
+
+
+zeros, ones, constant = init_ops.Zeros, init_ops.Ones, init_ops.Constant
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+Zeros, Ones, Constant = init_ops.Zeros, init_ops.Ones, init_ops.Constant
+VarianceScaling, Orthogonal = init_ops.VarianceScaling, init_ops.Orthogonal
+Identity = init_ops.Identity
+GlorotNormal, GlorotUniform = init_ops.GlorotNormal, init_ops.GlorotUniform
+variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
+glorot_normal, glorot_uniform = GlorotNormal, GlorotUniform
+he_normal, he_uniform = init_ops.he_normal, init_ops.he_uniform
+lecun_normal, lecun_uniform = init_ops.lecun_normal, init_ops.lecun_uniform
 
 
 def get(identifier: Any) -> Any:
@@ -84,7 +97,4 @@ def serialize(initializer: Any) -> dict:
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
 
 
-initializers = types.SimpleNamespace(**_CLASSES, **_FUNCTIONS, get=get, serialize=serialize,
-                                     Initializer=init_ops.Initializer)
-
-__all__ = ["initializers"]
+__all__ = sorted(_CLASSES) + sorted(_FUNCTIONS) + ["get", "serialize", "Initializer"]

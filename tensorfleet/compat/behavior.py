@@ -1,0 +1,69 @@
+"""The switches TF 1.15 and 2.x programs call to choose TensorFlow 1.x behaviour.
+
+tensorfleet only has 1.x behaviour (graphs and sessions, ``Dimension`` shapes, reference
+variables), so the calls that ask for it return without doing anything, and the calls
+that ask for 2.x behaviour (eager execution) raise a ``RuntimeError`` that says so
+rather than leaving a program to run under semantics it did not ask for.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+_log = logging.getLogger(__name__)
+
+_NO_EAGER = ("tensorfleet runs TensorFlow 1.x graphs and sessions only; eager execution "
+             "is not supported. Remove the call and run the graph with tf.Session().")
+
+
+def disable_v2_behavior() -> None:
+    """Asks for TensorFlow 1.x behaviour, which is tensorfleet's only behaviour."""
+    _log.debug("disable_v2_behavior: tensorfleet always behaves as TensorFlow 1.x")
+
+
+def disable_eager_execution() -> None:
+    """Asks for graph mode, which is tensorfleet's only mode."""
+
+
+def disable_resource_variables() -> None:
+    """Asks for reference variables, the kind tensorfleet's ``tf.Variable`` makes."""
+
+
+def disable_v2_tensorshape() -> None:
+    """Asks for ``TensorShape`` of ``Dimension`` objects, tensorfleet's only kind."""
+
+
+def resource_variables_enabled() -> bool:
+    """False: variables behave as TensorFlow 1.x reference variables."""
+    return False
+
+
+def executing_eagerly() -> bool:
+    """False: ops build a graph that a session runs."""
+    return False
+
+
+def enable_eager_execution(config: Any = None, device_policy: Any = None,
+                           execution_mode: Any = None) -> None:
+    """Always raises: tensorfleet has no eager mode.
+
+    Raises:
+      RuntimeError: saying that eager execution is not supported.
+    """
+    raise RuntimeError("enable_eager_execution: " + _NO_EAGER)
+
+
+def enable_v2_behavior() -> None:
+    """Always raises: TensorFlow 2.x behaviour means eager execution, which tensorfleet
+    does not have.
+
+    Raises:
+      RuntimeError: saying that 2.x behaviour is not supported.
+    """
+    raise RuntimeError("enable_v2_behavior: " + _NO_EAGER)
+
+
+__all__ = ["disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
+           "disable_v2_tensorshape", "resource_variables_enabled", "executing_eagerly",
+           "enable_eager_execution", "enable_v2_behavior"]

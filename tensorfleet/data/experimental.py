@@ -1,0 +1,111 @@
+"""``tf.data.experimental`` (and ``tf.contrib.data``): the fused transformations of TF
+1.x input pipelines, each a function of a ``Dataset`` for ``dataset.apply(...)``.
+
+tensorfleet's pipelines already run map and batch in one iterator stage, so the fused
+forms are the plain transformations in sequence, with the same elements in the same
+order. ``AUTOTUNE`` is accepted wherever a parallelism or buffer size is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from tensorfleet.data.dataset_ops import Dataset
+
+# TensorFlow's value: a parallelism or buffer size that the runtime chooses.
+AUTOTUNE = -1
+
+Transformation = Callable[[Dataset], Dataset]
+
+
+def _check_dataset(ds: Any, what: str) -> Dataset:
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"{what} is a transformation for Dataset.apply; it was applied to "
+                        f"{type(ds).__name__}")
+    return ds
+
+
+def _parallelism(value: Any, what: str) -> None:
+    if value is None or value == AUTOTUNE:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{what} must be a positive integer or AUTOTUNE, got {value!r}")
+
+
+def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
+                  num_parallel_batches: Optional[int] = None, drop_remainder: bool = False,
+                  num_parallel_calls: Optional[int] = None) -> Transformation:
+    """``map(map_func)`` then ``batch(batch_size, drop_remainder)``.
+
+    Raises:
+      ValueError: both ``num_parallel_batches`` and ``num_parallel_calls`` given, or one
+        that is not a positive integer (or AUTOTUNE).
+    """
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("map_and_batch: give num_parallel_batches or num_parallel_calls, "
+                         "not both")
+    _parallelism(num_parallel_batches, "num_parallel_batches")
+    _parallelism(num_parallel_calls, "num_parallel_calls")
+
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "map_and_batch").map(map_func).batch(
+            batch_size, drop_remainder=drop_remainder)
+    return apply
+
+
+def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
+                        block_length: Any = 1, sloppy: bool = False,
+                        buffer_output_elements: Optional[int] = None,
+                        prefetch_input_elements: Optional[int] = None) -> Transformation:
+    """``interleave(map_func, cycle_length, block_length)`` over a data set of file names.
+
+    The order is always the deterministic one, which ``sloppy=True`` also permits.
+    """
+    _parallelism(buffer_output_elements, "buffer_output_elements")
+    if prefetch_input_elements is not None and (not isinstance(prefetch_input_elements, int)
+                                                or prefetch_input_elements < 0):
+        raise ValueError(f"prefetch_input_elements must be a non-negative integer, got "
+                         f"{prefetch_input_elements!r}")
+
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "parallel_interleave").interleave(
+            map_func, cycle_length=cycle_length, block_length=block_length)
+    return apply
+
+
+def shuffle_and_repeat(buffer_size: Any, count: Any = None,
+                       seed: Optional[int] = None) -> Transformation:
+    """``shuffle(buffer_size, seed)`` then ``repeat(count)``: every repetition is
+    shuffled anew."""
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "shuffle_and_repeat").shuffle(buffer_size, seed=seed) \
+            .repeat(count)
+    return apply
+
+
+def batch_and_drop_remainder(batch_size: Any) -> Transformation:
+    """``batch(batch_size, drop_remainder=True)``: only full batches, static batch size."""
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "batch_and_drop_remainder").batch(batch_size,
+                                                                     drop_remainder=True)
+    return apply
+
+
+def padded_batch_and_drop_remainder(batch_size: Any, padded_shapes: Any,
+                                    padding_values: Any = None) -> Transformation:
+    """``padded_batch(..., drop_remainder=True)``."""
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "padded_batch_and_drop_remainder").padded_batch(
+            batch_size, padded_shapes, padding_values, drop_remainder=True)
+    return apply
+
+
+def unbatch() -> Transformation:
+    """``Dataset.unbatch()`` as a transformation."""
+    def apply(ds: Dataset) -> Dataset:
+        return _check_dataset(ds, "unbatch").unbatch()
+    return apply
+
+
+__all__ = ["AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
+           "batch_and_drop_remainder", "padded_batch_and_drop_remainder", "unbatch"]

@@ -1,0 +1,1 @@
+"""``tensorfleet.examples``: the helper modules of TensorFlow 1.x tutorials."""

@@ -1,0 +1,1 @@
+"""``tensorfleet.examples.tutorials``: tutorial input helpers (MNIST)."""
