@@ -97,9 +97,9 @@ def crf_multitag_sequence_score(inputs: Any, tag_bitmap: Any, sequence_lengths: 
     return crf_log_norm(filtered, sequence_lengths, transition_params)
 
 
-class CrfForwardRnnCell(RNNCell):
-    """One step of the forward algorithm: ``alpha_t = inputs_t + logsumexp_i(alpha_{t-1}[i]
-    + transition[i, :])``; output and new state are both ``alpha_t``."""
+class _TransitionCell(RNNCell):
+    """A cell over ``[batch, num_tags]`` scores with a fixed ``[num_tags, num_tags]``
+    transition matrix; no variables of its own, so no variable scope."""
 
     def __init__(self, transition_params: Any):
         super().__init__()
@@ -119,6 +119,12 @@ class CrfForwardRnnCell(RNNCell):
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Tuple[Tensor, Tensor]:
         return self.call(inputs, state)
+
+
+class CrfForwardRnnCell(_TransitionCell):
+    """One step of the forward algorithm: ``alpha_t = inputs_t + logsumexp_i(alpha_{t-1}[i]
+    + transition[i, :])``; output and new state are both ``alpha_t``."""
+
 
     def call(self, inputs: Any, state: Any) -> Tuple[Tensor, Tensor]:
         """One forward step over ``[batch, num_tags]`` inputs and alphas."""
@@ -182,28 +188,10 @@ def viterbi_decode(score: Any, transition_params: Any) -> Tuple[List[int], Any]:
     return tags[::-1], best.max()
 
 
-class CrfDecodeForwardRnnCell(RNNCell):
+class CrfDecodeForwardRnnCell(_TransitionCell):
     """One Viterbi step: the best score of each tag so far (state) and, as output, the
     int32 best previous tag of each tag (the backpointers)."""
 
-    def __init__(self, transition_params: Any):
-        super().__init__()
-        self._transition_params = array_ops.expand_dims(
-            convert_to_tensor(transition_params), 0)
-        self._num_tags = self._transition_params.shape.as_list()[1]
-
-    @property
-    def state_size(self) -> Any:
-        """``num_tags``."""
-        return self._num_tags
-
-    @property
-    def output_size(self) -> Any:
-        """``num_tags``."""
-        return self._num_tags
-
-    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Tuple[Tensor, Tensor]:
-        return self.call(inputs, state)
 
     def call(self, inputs: Any, state: Any) -> Tuple[Tensor, Tensor]:
         """One Viterbi step: ``(backpointers, new best scores)``."""

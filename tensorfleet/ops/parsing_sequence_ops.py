@@ -19,28 +19,13 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
-from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops.op_util import make_op, unknown
-from tensorfleet.ops.parsing_ops import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature
-
-_TYPES = ("float32", "int64", "string")
+from tensorfleet.ops.parsing_ops import (
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, _dtype)
+from tensorfleet.ops.parsing_ops import _fixed_shape as _shape
 
 register_op("ParseSingleSequenceExample", unknown)
-
-
-def _dtype(dt: Any, key: str) -> _dtypes.DType:
-    d = _dtypes.as_dtype(dt)
-    if d.name not in _TYPES:
-        raise ValueError(f"Feature {key!r}: dtype must be float32, int64 or string, got "
-                         f"{d.name}")
-    return d
-
-
-def _shape(shape: Any, key: str) -> List[int]:
-    s = as_shape(shape if shape is not None else [])
-    if not s.is_fully_defined():
-        raise ValueError(f"Feature {key!r}: shape must be fully defined, got {s}")
-    return [int(d) for d in s.as_list()]
 
 
 def _context_default(spec: FixedLenFeature, dt: _dtypes.DType, key: str,

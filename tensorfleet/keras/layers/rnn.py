@@ -327,40 +327,38 @@ def _rnn_kwargs(kwargs: dict) -> Tuple[dict, dict]:
     return kwargs, layer
 
 
-class SimpleRNN(RNN):
+class _CellLayer(RNN):
+    """A recurrent layer over one cell of class ``_cell`` named ``_cell_name``, built
+    from the layer's keyword arguments (those of the cell go to the cell)."""
+
+    _cell: Any = None
+    _cell_name = ""
+
+    def __init__(self, units: int, **kwargs: Any):
+        cell_kw, layer_kw = _rnn_kwargs(kwargs)
+        self._config = dict(units=units, **cell_kw, **{k: v for k, v in layer_kw.items()
+                                                       if k not in ("name", "weights")})
+        act = layer_kw.pop("activity_regularizer", None)
+        super().__init__(self._cell(units, name=self._cell_name, **cell_kw), **layer_kw)
+        self.activity_regularizer = _regs.get(act)
+
+
+class SimpleRNN(_CellLayer):
     """Fully connected recurrent layer: ``h = tanh(x W + h U + b)``."""
 
-    def __init__(self, units: int, **kwargs: Any):
-        cell_kw, layer_kw = _rnn_kwargs(kwargs)
-        self._config = dict(units=units, **cell_kw, **{k: v for k, v in layer_kw.items()
-                                                       if k not in ("name", "weights")})
-        act = layer_kw.pop("activity_regularizer", None)
-        super().__init__(SimpleRNNCell(units, name="simple_rnn_cell", **cell_kw), **layer_kw)
-        self.activity_regularizer = _regs.get(act)
+    _cell, _cell_name = SimpleRNNCell, "simple_rnn_cell"
 
 
-class GRU(RNN):
+class GRU(_CellLayer):
     """Gated recurrent unit layer (TF 1.x form, ``reset_after=False``)."""
 
-    def __init__(self, units: int, **kwargs: Any):
-        cell_kw, layer_kw = _rnn_kwargs(kwargs)
-        self._config = dict(units=units, **cell_kw, **{k: v for k, v in layer_kw.items()
-                                                       if k not in ("name", "weights")})
-        act = layer_kw.pop("activity_regularizer", None)
-        super().__init__(GRUCell(units, name="gru_cell", **cell_kw), **layer_kw)
-        self.activity_regularizer = _regs.get(act)
+    _cell, _cell_name = GRUCell, "gru_cell"
 
 
-class LSTM(RNN):
+class LSTM(_CellLayer):
     """Long short-term memory layer; its states are ``[h, c]``."""
 
-    def __init__(self, units: int, **kwargs: Any):
-        cell_kw, layer_kw = _rnn_kwargs(kwargs)
-        self._config = dict(units=units, **cell_kw, **{k: v for k, v in layer_kw.items()
-                                                       if k not in ("name", "weights")})
-        act = layer_kw.pop("activity_regularizer", None)
-        super().__init__(LSTMCell(units, name="lstm_cell", **cell_kw), **layer_kw)
-        self.activity_regularizer = _regs.get(act)
+    _cell, _cell_name = LSTMCell, "lstm_cell"
 
 
 class Bidirectional(Layer):
