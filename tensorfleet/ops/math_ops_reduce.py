@@ -63,6 +63,7 @@ def _vector_shape(op: Any) -> List[TensorShape]:
 for _t in _REDUCTIONS:
     register_op(_t, _reduce_shape)
 register_op("ArgMax", _arg_shape)
+register_op("L2Loss", lambda op: [TensorShape([])])
 register_op("ArgMin", _arg_shape)
 register_op("Cumsum", same_shape)
 register_op("Cumprod", same_shape)
@@ -302,8 +303,12 @@ def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Tensor:
     vals = [v for v in _flat_values(t_list) if v is not None]
     if not vals:
         raise ValueError("global_norm needs at least one tensor")
-    sums = [reduce_sum(square(v)) for v in vals]
-    return sqrt(add_n(sums), name=name or "global_norm")
+    bad = [v.name for v in vals if not v.dtype.is_floating]
+    if bad:
+        raise TypeError(f"global_norm needs floating-point tensors, got {bad}")
+    # Half the sum of squares of each as one dot product (L2Loss), without a squared copy.
+    halves = [make_tensor("L2Loss", [v], v.dtype) for v in vals]
+    return sqrt(add_n(halves) * 2.0, name=name or "global_norm")
 
 
 def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,

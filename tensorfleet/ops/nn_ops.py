@@ -15,7 +15,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_seed
 from tensorfleet.framework.op_registry import register_op
-from tensorfleet.framework.tensor_shape import TensorShape, scalar, unknown_shape
+from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops import embedding_ops as _embedding_ops
 from tensorfleet.ops.array_ops import cast
 from tensorfleet.ops import math_ops as M
@@ -82,7 +82,6 @@ def _dropout_shape(op: Any) -> List[TensorShape]:
 
 register_op("BiasAdd", _bias_add_shape)
 register_op("BiasAddGrad", _bias_add_grad_shape)
-register_op("L2Loss", lambda op: [scalar()])
 register_op("SigmoidCrossEntropyWithLogits", lambda op: [
     op.inputs[0].shape.merge_with(op.inputs[1].shape)])
 register_op("SoftmaxCrossEntropyWithLogits", _xent_shape)
