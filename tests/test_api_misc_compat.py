@@ -128,3 +128,14 @@ def test_contrib_layers_python_path():
     assert layers_path is tf.contrib.layers and batch_norm is tf.contrib.layers.batch_norm
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("tensorfleet.contrib.layers.python.other")
+
+
+def test_contrib_seq2seq_python_ops_paths_reach_contrib_seq2seq():
+    for name in ("attention_wrapper", "basic_decoder", "beam_search_decoder", "decoder",
+                 "helper", "loss"):
+        mod = importlib.import_module(f"tensorfleet.contrib.seq2seq.python.ops.{name}")
+        assert mod is tf.contrib.seq2seq
+    assert tf.contrib.seq2seq.python.ops.attention_wrapper.AttentionWrapper is \
+        tf.contrib.seq2seq.AttentionWrapper
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("tensorfleet.contrib.seq2seq.python.ops.no_such_module")

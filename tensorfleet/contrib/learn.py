@@ -1,7 +1,8 @@
-"""``tf.contrib.learn``: the mode names that TF 1.x model functions compare against, and
-``RunConfig`` (the estimator's)."""
+"""``tf.contrib.learn``: the mode names that TF 1.x model functions compare against,
+``RunConfig`` (the estimator's), ``Experiment`` and ``learn_runner``."""
 
 from tensorfleet.estimator.run_config import RunConfig  # noqa: F401
+from tensorfleet.contrib.learn_experiment import Experiment, learn_runner  # noqa: F401
 
 
 class ModeKeys:
@@ -16,4 +17,4 @@ class ModeKeys:
     INFER = "infer"
 
 
-__all__ = ["ModeKeys", "RunConfig"]
+__all__ = ["ModeKeys", "RunConfig", "Experiment", "learn_runner"]

@@ -8,10 +8,10 @@ from tensorfleet.ops.rnn_cell_impl import (  # noqa: F401
 from tensorfleet.ops.rnn_cell_wrappers import (  # noqa: F401
     DeviceWrapper, DropoutWrapper, ResidualWrapper)
 
-from tensorfleet.contrib.rnn_layer_norm import LayerNormBasicLSTMCell  # noqa: F401,E402
+from tensorfleet.contrib.rnn_layer_norm import LayerNormBasicLSTMCell, LSTMBlockCell  # noqa: F401,E402
 
 __all__ = ["static_rnn", "static_bidirectional_rnn", "stack_bidirectional_dynamic_rnn",
            "RNNCell", "LayerRNNCell", "BasicRNNCell", "GRUCell", "BasicLSTMCell", "LSTMCell",
            "MultiRNNCell", "LSTMStateTuple", "DropoutWrapper", "ResidualWrapper",
            "DeviceWrapper"]
-__all__ += ["LayerNormBasicLSTMCell"]
+__all__ += ["LayerNormBasicLSTMCell", "LSTMBlockCell"]

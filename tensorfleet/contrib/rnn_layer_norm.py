@@ -1,6 +1,8 @@
-"""``tf.contrib.rnn.LayerNormBasicLSTMCell``: an LSTM whose gates and cell state are
-layer-normalised (Ba et al.), with recurrent dropout on the candidate values
-(Semeniuta et al.).
+"""The LSTM cells of ``tf.contrib.rnn`` beyond ``tf.nn.rnn_cell``'s:
+``LSTMBlockCell`` (TF 1.x's fused-kernel LSTM: the same arithmetic and variables as
+``LSTMCell``, which tensorfleet runs as one op per sequence when it can) and
+``LayerNormBasicLSTMCell``, an LSTM whose gates and cell state are layer-normalised
+(Ba et al.), with recurrent dropout on the candidate values (Semeniuta et al.).
 
 One step, as TF 1.x computes it::
 
@@ -24,10 +26,26 @@ from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops.rnn_cell_impl import LSTMStateTuple, RNNCell
+from tensorfleet.ops.rnn_cell_impl import LSTMCell, LSTMStateTuple, RNNCell
 from tensorfleet.ops.variable_scope import get_variable, variable_scope
 
 _LN_EPSILON = 1e-12
+
+
+
+class LSTMBlockCell(LSTMCell):
+    """``tf.contrib.rnn.LSTMBlockCell``: an LSTM with TF 1.x's block-cell arguments.
+
+    Gates ``i, j, f, o`` in that order, ``kernel`` and ``bias`` (and ``w_i_diag``,
+    ``w_f_diag``, ``w_o_diag`` with ``use_peephole``) under the scope ``lstm_cell``: the
+    variables of ``LSTMCell``, so checkpoints move between the two.
+    """
+
+    def __init__(self, num_units: int, forget_bias: float = 1.0, cell_clip: Any = None,
+                 use_peephole: bool = False, dtype: Any = None, reuse: Any = None,
+                 name: str = "lstm_cell"):
+        super().__init__(num_units, use_peepholes=use_peephole, cell_clip=cell_clip,
+                         forget_bias=forget_bias, reuse=reuse, name=name, dtype=dtype)
 
 
 class LayerNormBasicLSTMCell(RNNCell):
@@ -131,4 +149,4 @@ class LayerNormBasicLSTMCell(RNNCell):
         return new_h, LSTMStateTuple(new_c, new_h)
 
 
-__all__ = ["LayerNormBasicLSTMCell"]
+__all__ = ["LayerNormBasicLSTMCell", "LSTMBlockCell"]

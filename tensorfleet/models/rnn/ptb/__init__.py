@@ -1,0 +1,1 @@
+"""``tensorflow.models.rnn.ptb``: the Penn Treebank ``reader``."""
