@@ -9,6 +9,7 @@ from tensorfleet.ops.nn_sampling_ops import *  # noqa: F401,F403,E402  (top_k, n
 from tensorfleet.ops.nn_composite_ops import *  # noqa: F401,F403,E402  (swish, crelu ...)
 from tensorfleet.ops.nn_census_ops import *  # noqa: F401,F403,E402  (max_pool2d, convolution ...)
 from tensorfleet.ops import rnn_cell  # noqa: F401,E402  (tf.nn.rnn_cell)
+from tensorfleet.ops import legacy_seq2seq as seq2seq  # noqa: F401,E402  (tf.nn.seq2seq, TF 0.x)
 from tensorfleet.ops.rnn import (  # noqa: F401,E402
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from tensorfleet.ops.ctc_ops import (  # noqa: F401,E402

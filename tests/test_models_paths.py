@@ -24,6 +24,10 @@ def test_models_rnn_paths_are_the_rnn_cells_and_legacy_seq2seq():
     assert models_rnn.rnn_cell.BasicLSTMCell is tf.nn.rnn_cell.BasicLSTMCell
     assert models_rnn.seq2seq.sequence_loss_by_example is \
         tf.contrib.legacy_seq2seq.sequence_loss_by_example
+    # TensorFlow before 1.0 named tf.contrib.legacy_seq2seq tf.nn.seq2seq.
+    assert tf.nn.seq2seq.embedding_attention_seq2seq is \
+        tf.contrib.legacy_seq2seq.embedding_attention_seq2seq
+    assert models_rnn.seq2seq.rnn_decoder is tf.contrib.legacy_seq2seq.rnn_decoder
 
 
 def test_ptb_raw_data_numbers_words_by_count(ptb_dir):

@@ -1,6 +1,4 @@
-"""``tf.contrib.legacy_seq2seq``: the sequence losses over lists of per-step tensors."""
+"""``tf.contrib.legacy_seq2seq``: the list-of-steps seq2seq models and their losses."""
 
-from tensorfleet.ops.seq2seq_loss import legacy_sequence_loss as sequence_loss  # noqa: F401
-from tensorfleet.ops.seq2seq_loss import sequence_loss_by_example  # noqa: F401
-
-__all__ = ["sequence_loss", "sequence_loss_by_example"]
+from tensorfleet.ops.legacy_seq2seq import *  # noqa: F401,F403
+from tensorfleet.ops.legacy_seq2seq import __all__  # noqa: F401

@@ -7,7 +7,7 @@ sparse when every term is sparse) and returns None for unconnected ``xs``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Dict, List, Sequence, Set
 
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
@@ -42,8 +42,13 @@ def _aggregate(grads: List[Any]) -> Any:
     if len(grads) == 1:
         return grads[0]
     if all(isinstance(g, IndexedSlices) for g in grads):
+        indices = [g.indices for g in grads]
+        # Lookups by int32 and by int64 ids of one table meet here; as TensorFlow,
+        # widen them all to int64 rather than fail the concat.
+        if len({i.dtype for i in indices}) > 1:
+            indices = [array_ops.cast(i, "int64") for i in indices]
         return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
-                             array_ops.concat([g.indices for g in grads], 0),
+                             array_ops.concat(indices, 0),
                              grads[0].dense_shape)
     dense = [convert_to_tensor(g) for g in grads]
     return math_ops.add_n(dense)
