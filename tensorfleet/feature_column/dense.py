@@ -28,7 +28,7 @@ from tensorfleet.ops.array_ops_more import (one_hot, range as _range, tile, unso
                                             where)
 from tensorfleet.ops.categorical_ops import bucketize
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse
-from tensorfleet.ops.sparse_lookup_ops import fused_safe_embedding_lookup
+from tensorfleet.ops.sparse_lookup_ops import LookupParts, fused_lookup_parts
 from tensorfleet.ops.init_ops import TruncatedNormal
 from tensorfleet.ops.math_ops import add, greater_equal, multiply
 from tensorfleet.ops.parsing_ops import FixedLenFeature
@@ -165,14 +165,21 @@ class EmbeddingColumn(DenseColumn):
 
     def get_dense_tensor(self, cache: FeatureTransformationCache,
                          weight_collections: Any = None, trainable: bool = True) -> Tensor:
+        out = self.get_lookup_parts(cache, weight_collections, trainable)
+        return out.combine() if isinstance(out, LookupParts) else out
+
+    def get_lookup_parts(self, cache: FeatureTransformationCache, weight_collections: Any = None,
+                         trainable: bool = True) -> Any:
+        """The fused lookup up to its combine (``LookupParts``), for a layer to combine
+        with other columns' in one op; or the finished dense tensor when the fused
+        form does not apply (weighted ids, ids that are not a rank-2 ``SparseTensor``)."""
         pair = cache.get(self)
         weights = self._weights(weight_collections, trainable)
         if pair.weight_tensor is None:
-            fused = fused_safe_embedding_lookup(weights, pair.id_tensor, combiner=self.combiner,
-                                                name=f"{self.name}_weights",
-                                                max_norm=self.max_norm)
-            if fused is not None:
-                return fused
+            parts = fused_lookup_parts(weights, pair.id_tensor, combiner=self.combiner,
+                                       name=f"{self.name}_weights", max_norm=self.max_norm)
+            if parts is not None:
+                return parts
         return safe_embedding_lookup_sparse(
             weights, pair.id_tensor,
             sparse_weights=pair.weight_tensor, combiner=self.combiner,

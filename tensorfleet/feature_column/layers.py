@@ -19,11 +19,12 @@ from tensorfleet.feature_column.base import (CategoricalColumn, DenseColumn, Fea
                                              FeatureTransformationCache, prefetch_hashed_ids,
                                              shape_num_elements)
 from tensorfleet.feature_column.categorical import HashedCategoricalColumn
+from tensorfleet.feature_column.dense import EmbeddingColumn, SharedEmbeddingColumn
 from tensorfleet.framework.graph import GraphKeys, Tensor, get_default_graph
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.array_ops_join import concat
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse
-from tensorfleet.ops.sparse_lookup_ops import fused_safe_embedding_lookup
+from tensorfleet.ops.sparse_lookup_ops import LookupParts, combine_many, fused_lookup_parts
 from tensorfleet.ops.init_ops import Zeros
 from tensorfleet.ops.math_ops import add_n, matmul
 from tensorfleet.ops.nn_ops import bias_add
@@ -89,15 +90,48 @@ def input_layer(features: Dict[str, Any], feature_columns: Sequence[DenseColumn]
         for col in cols:
             with variable_scope(None, default_name=col._var_scope_name) as scope:
                 before = _scope_vars(scope.name)
-                tensor = col.get_dense_tensor(cache, weight_collections=collections,
-                                              trainable=trainable)
                 n = shape_num_elements(col.variable_shape, col.name)
-                outputs.append(_flatten(tensor, n))
+                if _batchable_embedding(col):
+                    tensor = col.get_lookup_parts(cache, weight_collections=collections,
+                                                  trainable=trainable)
+                else:
+                    tensor = col.get_dense_tensor(cache, weight_collections=collections,
+                                                  trainable=trainable)
+                if isinstance(tensor, LookupParts) and tensor.width != n:
+                    tensor = tensor.combine()
+                outputs.append(tensor if isinstance(tensor, LookupParts)
+                               else _flatten(tensor, n))
                 if cols_to_vars is not None:
                     cols_to_vars[col] = [v for v in _scope_vars(scope.name) if v not in before]
-        out = concat(outputs, 1)
-    out.set_shape([None, sum(int(o.shape[1]) for o in outputs)])
+        pieces = _combine_runs(outputs)
+        out = pieces[0] if len(pieces) == 1 else concat(pieces, 1)
+    out.set_shape([None, sum(int(o.shape[1]) for o in pieces)])
     return out
+
+
+def _batchable_embedding(col: FeatureColumn) -> bool:
+    """Whether ``input_layer`` may combine ``col``'s lookup with its neighbours' in one
+    op (a shared embedding keeps its own combine)."""
+    return isinstance(col, EmbeddingColumn) and not isinstance(col, SharedEmbeddingColumn)
+
+
+def _combine_runs(outputs: Sequence[Any]) -> List[Tensor]:
+    """The ``[batch, n]`` pieces of ``input_layer`` in column order: every run of
+    adjacent lookups combined side by side in one op, the other columns as they are."""
+    pieces: List[Tensor] = []
+    run: List[LookupParts] = []
+    for item in list(outputs) + [None]:
+        if isinstance(item, LookupParts):
+            run.append(item)
+            continue
+        if len(run) == 1:
+            pieces.append(_flatten(run[0].combine(), int(run[0].width)))
+        elif run:
+            pieces.append(combine_many(run, "concat", name="embedding_lookups"))
+        run = []
+        if item is not None:
+            pieces.append(item)
+    return pieces
 
 
 def _hashed_leaves(col: Any) -> List[HashedCategoricalColumn]:
@@ -123,17 +157,19 @@ def _scope_vars(scope_name: str) -> List[Any]:
 
 
 def _linear_term(col: FeatureColumn, cache: FeatureTransformationCache, units: int,
-                 sparse_combiner: str, collections: List[str], trainable: bool) -> Tensor:
+                 sparse_combiner: str, collections: List[str], trainable: bool) -> Any:
+    """``col``'s ``[batch, units]`` term, or the ``LookupParts`` of a categorical
+    column's fused lookup for ``linear_model`` to add up with the others in one op."""
     if isinstance(col, CategoricalColumn):
         pair = col.get_sparse_tensors(cache)
         weights = get_variable("weights", shape=[col.num_buckets, units],
                                dtype=_dtypes.float32, initializer=Zeros(),
                                trainable=trainable, collections=collections)
         if pair.weight_tensor is None:
-            fused = fused_safe_embedding_lookup(weights, pair.id_tensor,
-                                                combiner=sparse_combiner, name="weighted_sum")
-            if fused is not None:
-                return fused
+            parts = fused_lookup_parts(weights, pair.id_tensor, combiner=sparse_combiner,
+                                       name="weighted_sum")
+            if parts is not None:
+                return parts
         return safe_embedding_lookup_sparse(weights, pair.id_tensor,
                                             sparse_weights=pair.weight_tensor,
                                             combiner=sparse_combiner, name="weighted_sum")
@@ -181,8 +217,29 @@ def linear_model(features: Dict[str, Any], feature_columns: Sequence[FeatureColu
                             initializer=Zeros(), trainable=trainable, collections=collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
+        terms = _sum_lookups(terms, int(units))
         total = add_n(terms, name="weighted_sum_no_bias") if len(terms) > 1 else terms[0]
         return bias_add(total, bias, name="weighted_sum")
+
+
+def _sum_lookups(terms: Sequence[Any], units: int) -> List[Tensor]:
+    """``terms`` with all the ``LookupParts`` among them added up by one op, placed
+    where the first of them was."""
+    lookups = [t for t in terms if isinstance(t, LookupParts)]
+    if len(lookups) > 1 and all(p.width == units for p in lookups):
+        summed = combine_many(lookups, "sum", name="weighted_sums")
+        summed.set_shape([None, units])
+    else:
+        summed = None
+    out: List[Tensor] = []
+    for t in terms:
+        if not isinstance(t, LookupParts):
+            out.append(t)
+        elif summed is None:
+            out.append(t.combine())
+        elif t is lookups[0]:
+            out.append(summed)
+    return out
 
 
 def make_parse_example_spec(feature_columns: Sequence[FeatureColumn]) -> Dict[str, Any]:

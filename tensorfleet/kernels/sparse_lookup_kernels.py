@@ -5,7 +5,9 @@ one pass (FarmHash ``Fingerprint64``, the ids of ``StringToHashBucketFast``).
 ``SparseLookupPrepare`` / ``SparseLookupCombine`` / ``SparseLookupCombineGrad``
 are ``safe_embedding_lookup_sparse`` without weights: the same entry order (by
 row, input order within a row), the same fill of empty rows and the same
-per-row sums, means and square-root-n means.
+per-row sums, means and square-root-n means. ``SparseLookupCombineMany`` and its
+gradient do the combine of many columns in one call, value for value as the
+per-column ops: columns of one row width as stacked arrays, others one by one.
 """
 
 from __future__ import annotations
@@ -101,13 +103,18 @@ def _sparse_lookup_prepare(ctx: KernelContext, indices: Any, values: Any,
 def _row_scale(ctx: KernelContext, counts: np.ndarray, empty: np.ndarray,
                dtype: np.dtype) -> np.ndarray:
     """Per row, the factor that turns the sum of its entries into the combined value."""
-    combiner = ctx.attrs["combiner"]
+    return _scale(ctx.attrs["combiner"], bool(ctx.attrs["zero_empty"]), counts, empty, dtype)
+
+
+def _scale(combiner: str, zero_empty: bool, counts: np.ndarray, empty: np.ndarray,
+           dtype: np.dtype) -> np.ndarray:
+    """``_row_scale`` of one column given its combiner and empty-row rule."""
     if combiner == "sum":
         scale = np.ones(empty.shape[0], dtype=dtype)
     else:
         c = np.maximum(counts, 1).astype(dtype)
         scale = np.reciprocal(c if combiner == "mean" else np.sqrt(c))
-    if ctx.attrs["zero_empty"]:
+    if zero_empty:
         scale[empty] = 0
     return scale
 
@@ -144,8 +151,14 @@ def _sparse_lookup_combine(ctx: KernelContext, rows: Any, idx: Any, segment_ids:
     if data.ndim < 1:
         raise invalid(ctx, "rows must be at least rank 1")
     idx, seg, empty, counts, one_each = _entries(ctx, data.shape[0], idx, segment_ids, empty)
-    n = empty.shape[0]
-    scale = _row_scale(ctx, counts, empty, data.dtype).reshape((n,) + (1,) * (data.ndim - 1))
+    return _combine(data, idx, seg, empty.shape[0], one_each,
+                    _row_scale(ctx, counts, empty, data.dtype))
+
+
+def _combine(data: np.ndarray, idx: np.ndarray, seg: np.ndarray, n: int, one_each: bool,
+             scale: np.ndarray) -> np.ndarray:
+    """The ``n`` combined rows of one column, given its per-row ``scale``."""
+    scale = scale.reshape((n,) + (1,) * (data.ndim - 1))
     if one_each:
         return data[idx] * scale
     out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
@@ -178,6 +191,193 @@ def _sparse_lookup_combine_grad(ctx: KernelContext, grad: Any, rows: Any, idx: A
     cells = (idx.astype(np.int64)[:, None] * width + np.arange(width)).reshape(-1)
     out = np.bincount(cells, weights=flat.reshape(-1), minlength=u * width)
     return out.astype(g.dtype, copy=False).reshape(data.shape)
+
+
+def _columns(ctx: KernelContext, inputs: Tuple[Any, ...]) -> List[Tuple[Any, ...]]:
+    """Per column of a ``SparseLookupCombineMany`` (or its gradient): the rows as a
+    matrix, ``_entries`` of its ids, its combiner and empty-row rule."""
+    n = int(ctx.attrs["N"])
+    combiners, zero_empty = list(ctx.attrs["combiners"]), list(ctx.attrs["zero_empty"])
+    if len(inputs) != 4 * n or len(combiners) != n or len(zero_empty) != n:
+        raise invalid(ctx, f"expected 4 x {n} inputs and {n} combiners and zero_empty "
+                      f"flags, got {len(inputs)}, {len(combiners)} and {len(zero_empty)}")
+    cols: List[Tuple[Any, ...]] = []
+    batch = None
+    for i in range(n):
+        data = np.asarray(inputs[i])
+        if data.ndim != 2:
+            raise invalid(ctx, f"rows {i} must be a matrix, got shape {list(data.shape)}")
+        entries = _entries(ctx, data.shape[0], inputs[n + i], inputs[2 * n + i],
+                           inputs[3 * n + i])
+        rows = entries[2].shape[0]
+        if batch is None:
+            batch = rows
+        elif rows != batch:
+            raise invalid(ctx, f"column {i} has {rows} examples, column 0 has {batch}")
+        cols.append((data,) + entries + (combiners[i], bool(zero_empty[i])))
+    return cols
+
+
+class _Stacked:
+    """All columns of a ``SparseLookupCombineMany`` of one row width as flat arrays,
+    checked at once: entries ordered by column, then as each column gives them."""
+
+    def __init__(self, ctx: KernelContext, inputs: Tuple[Any, ...]) -> None:
+        n = int(ctx.attrs["N"])
+        datas = [np.asarray(r) for r in inputs[:n]]
+        idxs = [np.asarray(i) for i in inputs[n:2 * n]]
+        segs = [np.asarray(x) for x in inputs[2 * n:3 * n]]
+        empties = [np.asarray(e, dtype=bool) for e in inputs[3 * n:]]
+        batch = empties[0].shape[0] if empties[0].ndim == 1 else -1
+        for i in range(n):
+            if idxs[i].ndim != 1 or segs[i].shape != idxs[i].shape:
+                raise invalid(ctx, f"idx and segment_ids {i} must be vectors of one length, "
+                              f"got shapes {list(idxs[i].shape)} and {list(segs[i].shape)}")
+            if empties[i].shape != (batch,):
+                raise invalid(ctx, f"empty {i} must be a vector of the {batch} examples of "
+                              f"column 0, got shape {list(empties[i].shape)}")
+        self.n, self.batch, self.width = n, batch, datas[0].shape[1]
+        self.sizes = [d.shape[0] for d in datas]
+        self.col = np.repeat(np.arange(n), [i.size for i in idxs])
+        idx = np.concatenate(idxs).astype(np.int64)
+        seg = np.concatenate(segs).astype(np.int64)
+        first = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        self.key = self.col * batch + seg
+        if idx.size:
+            if idx.min() < 0 or (idx >= np.asarray(self.sizes)[self.col]).any():
+                raise invalid(ctx, "idx must index the rows of its column")
+            if seg.min() < 0 or seg.max() >= batch or (np.diff(self.key) < 0).any():
+                raise invalid(ctx, f"segment_ids must be sorted and in [0, {batch})")
+        self.seg, self.row = seg, idx + first[self.col]
+        self.datas = datas
+        counts = np.bincount(self.key, minlength=n * batch).reshape(n, batch)
+        self.empty = np.stack(empties)
+        self.counts = counts
+        self.combiners = list(ctx.attrs["combiners"])
+        self.zero_empty = [bool(z) for z in ctx.attrs["zero_empty"]]
+
+    def scale(self, dtype: np.dtype) -> np.ndarray:
+        """``_scale`` of every column, ``[N, batch]``, the same values elementwise."""
+        comb = np.array(self.combiners)
+        c = np.maximum(self.counts, 1).astype(dtype)
+        scale = np.ones(c.shape, dtype=dtype)
+        mean, sqrtn = comb == "mean", comb == "sqrtn"
+        if mean.any():
+            scale[mean] = np.reciprocal(c[mean])
+        if sqrtn.any():
+            scale[sqrtn] = np.reciprocal(np.sqrt(c[sqrtn]))
+        scale[self.empty & np.array(self.zero_empty)[:, None]] = 0
+        return scale
+
+
+def _one_width(ctx: KernelContext, inputs: Tuple[Any, ...]) -> bool:
+    """Whether every column's rows are matrices of one width and dtype, with lists of
+    the expected lengths (the stacked path); anything else takes the per-column one,
+    which reports what is wrong."""
+    n = int(ctx.attrs["N"])
+    if n < 1 or len(inputs) != 4 * n or len(ctx.attrs["combiners"]) != n or \
+            len(ctx.attrs["zero_empty"]) != n:
+        return False
+    first = np.asarray(inputs[0])
+    return all(np.ndim(r) == 2 and np.shape(r)[1] == first.shape[1] and
+               np.asarray(r).dtype == first.dtype for r in inputs[:n]) and \
+        np.ndim(inputs[3 * n]) == 1
+
+
+@register_kernel("SparseLookupCombineMany")
+def _sparse_lookup_combine_many(ctx: KernelContext, *inputs: Any) -> np.ndarray:
+    if _one_width(ctx, inputs):
+        st = _Stacked(ctx, inputs)
+        data = np.concatenate(st.datas)
+        n, batch, w = st.n, st.batch, st.width
+        sums = np.zeros((n * batch, w), dtype=data.dtype)
+        if st.key.size:
+            # Keys are sorted: sum each run of one (column, example) at once.
+            starts = np.flatnonzero(np.r_[True, st.key[1:] != st.key[:-1]])
+            if starts.size == st.key.size:
+                sums[st.key] = data[st.row]
+            else:
+                sums[st.key[starts]] = np.add.reduceat(data[st.row], starts, axis=0)
+        sums *= st.scale(data.dtype).reshape(-1, 1)
+        per = sums.reshape(n, batch, w)
+        if ctx.attrs["reduce"] == "concat":
+            return np.ascontiguousarray(per.transpose(1, 0, 2)).reshape(batch, n * w)
+        total = per[0].copy()
+        for k in range(1, n):
+            total += per[k]
+        return total
+    parts = []
+    for data, idx, seg, empty, counts, one_each, combiner, zero_empty in _columns(ctx, inputs):
+        scale = _scale(combiner, zero_empty, counts, empty, data.dtype)
+        parts.append(_combine(data, idx, seg, empty.shape[0], one_each, scale))
+    if ctx.attrs["reduce"] == "concat":
+        return np.concatenate(parts, axis=1)
+    if any(p.shape != parts[0].shape for p in parts):
+        raise invalid(ctx, f"columns summed must have one width, got "
+                      f"{[p.shape[1] for p in parts]}")
+    # Added in column order, as AddN over the per-column results adds them.
+    total = parts[0].copy()
+    for p in parts[1:]:
+        total += p
+    return total
+
+
+@register_kernel("SparseLookupCombineManyGrad")
+def _sparse_lookup_combine_many_grad(ctx: KernelContext, grad: Any,
+                                     *inputs: Any) -> Tuple[np.ndarray, ...]:
+    g = np.asarray(grad)
+    concat = ctx.attrs["reduce"] == "concat"
+    if _one_width(ctx, inputs):
+        st = _Stacked(ctx, inputs)
+        n, batch, w = st.n, st.batch, st.width
+        want = [batch, n * w if concat else w]
+        if list(g.shape) != want:
+            raise invalid(ctx, f"grad must have shape {want}, got {list(g.shape)}")
+        per = g.reshape(batch, n, w).transpose(1, 0, 2) if concat else g[None]
+        scaled = per * st.scale(g.dtype)[:, :, None]
+        entries = scaled[st.col, st.seg]
+        # A weighted bincount over the stacked rows per element of a row: each sums
+        # its entries in the order the per-column gradient does. Per element rather
+        # than over (row, element) cells keeps the temporaries small, which numpy
+        # allocates far faster than large ones.
+        u = sum(st.sizes)
+        out = np.empty((u, w), dtype=g.dtype)
+        for j in range(w):
+            out[:, j] = np.bincount(st.row, weights=entries[:, j], minlength=u)
+        return tuple(np.split(out, np.cumsum(st.sizes)[:-1]))
+    cols = _columns(ctx, inputs)
+    widths = [c[0].shape[1] for c in cols]
+    batch = cols[0][3].shape[0] if cols else 0
+    want = [batch, sum(widths)] if concat else [batch, widths[0] if widths else 0]
+    if list(g.shape) != want:
+        raise invalid(ctx, f"grad must have shape {want}, got {list(g.shape)}")
+    cells, weights, sizes = [], [], []
+    base = offset = 0
+    for (data, idx, seg, empty, counts, one_each, combiner, zero_empty), w in zip(cols, widths):
+        if concat:
+            part = g[:, offset:offset + w]
+            offset += w
+        elif w != want[1]:
+            raise invalid(ctx, f"columns summed must have one width, got {widths}")
+        else:
+            part = g
+        scale = _scale(combiner, zero_empty, counts, empty, g.dtype)
+        scaled = part * scale[:, None]
+        if not one_each:
+            scaled = scaled[seg]
+        # Every column's (distinct id, column) cells are offset past the previous
+        # columns', so one weighted bincount serves all of them.
+        cells.append((idx.astype(np.int64)[:, None] * w + np.arange(w)).reshape(-1) + base)
+        weights.append(scaled.reshape(-1))
+        sizes.append(data.shape[0] * w)
+        base += sizes[-1]
+    if not cols:
+        return ()
+    flat = np.bincount(np.concatenate(cells), weights=np.concatenate(weights), minlength=base)
+    flat = flat.astype(g.dtype, copy=False)
+    bounds = np.cumsum(sizes)[:-1]
+    return tuple(piece.reshape(c[0].shape)
+                 for piece, c in zip(np.split(flat, bounds), cols))
 
 
 __all__: list = []

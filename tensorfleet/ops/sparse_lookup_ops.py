@@ -35,6 +35,7 @@ from tensorfleet.ops import embedding_ops
 from tensorfleet.ops.op_util import make_op
 
 COMBINERS = ("sum", "mean", "sqrtn")
+REDUCTIONS = ("concat", "sum")
 
 
 def _hash_sparse_shapes(op: Operation) -> List[TensorShape]:
@@ -67,7 +68,26 @@ def _combine_grad_shapes(op: Operation) -> List[TensorShape]:
     return [op.inputs[1].shape]
 
 
+def _many_shapes(op: Operation) -> List[TensorShape]:
+    n = int(op.attrs["N"])
+    rows, empty = op.inputs[:n], op.inputs[3 * n]
+    batch = empty.shape[0] if empty.shape.ndims == 1 else None
+    widths = [r.shape[1] if r.shape.ndims == 2 else None for r in rows]
+    if op.attrs["reduce"] == "concat":
+        width = None if any(w is None for w in widths) else sum(widths)
+    else:
+        width = next((w for w in widths if w is not None), None)
+    return [TensorShape([batch, width])]
+
+
+def _many_grad_shapes(op: Operation) -> List[TensorShape]:
+    n = int(op.attrs["N"])
+    return [r.shape for r in op.inputs[1:1 + n]]
+
+
 register_op("StringToHashBucketSparse", _hash_sparse_shapes)
+register_op("SparseLookupCombineMany", _many_shapes)
+register_op("SparseLookupCombineManyGrad", _many_grad_shapes)
 register_op("SparseLookupPrepare", _prepare_shapes)
 register_op("SparseLookupCombine", _combine_shapes)
 register_op("SparseLookupCombineGrad", _combine_grad_shapes)
@@ -175,6 +195,117 @@ def sparse_lookup_combine_grad(grad: Any, rows: Tensor, idx: Tensor, segment_ids
     return op.outputs[0]
 
 
+def _check_many(what: str, rows: Sequence[Any], idx: Sequence[Any], segment_ids: Sequence[Any],
+                empty: Sequence[Any], combiners: Sequence[str], zero_empty: Sequence[bool],
+                reduce: str) -> List[Tensor]:
+    """The rows of a batched combine as tensors, after the build-time checks."""
+    n = len(rows)
+    if n == 0:
+        raise ValueError(f"{what}: needs at least one column")
+    lengths = [len(idx), len(segment_ids), len(empty), len(combiners), len(zero_empty)]
+    if any(k != n for k in lengths):
+        raise ValueError(f"{what}: {n} rows but {lengths} idx, segment_ids, empty, "
+                         f"combiners and zero_empty")
+    if reduce not in REDUCTIONS:
+        raise ValueError(f"{what}: reduce must be one of {list(REDUCTIONS)}, got {reduce!r}")
+    for i, c in enumerate(combiners):
+        if c not in COMBINERS:
+            raise ValueError(f"{what}: combiners[{i}] must be one of {list(COMBINERS)}, "
+                             f"got {c!r}")
+    rows_t = [convert_to_tensor(r) for r in rows]
+    for i, r in enumerate(rows_t):
+        if not r.dtype.is_floating or r.dtype is not rows_t[0].dtype:
+            raise TypeError(f"{what}: rows must all be of one floating point dtype, got "
+                            f"{r.dtype.name} for column {i} and {rows_t[0].dtype.name} "
+                            f"for column 0")
+        if r.shape.ndims not in (None, 2):
+            raise ValueError(f"{what}: rows {i} must be a matrix, got shape {r.shape}")
+    return rows_t
+
+
+def sparse_lookup_combine_many(rows: Sequence[Any], idx: Sequence[Tensor],
+                               segment_ids: Sequence[Tensor], empty: Sequence[Tensor],
+                               combiners: Sequence[str], zero_empty: Sequence[bool],
+                               reduce: str = "concat", name: Optional[str] = None) -> Tensor:
+    """``sparse_lookup_combine`` of many columns in one op, their results side by side
+    (``reduce="concat"``: ``[batch, sum of widths]``, in column order) or added up
+    (``reduce="sum"``: ``[batch, width]``, columns of one width).
+
+    Column ``i`` is ``rows[i]`` (a ``[distinct ids, width]`` matrix) with the
+    ``idx[i]``, ``segment_ids[i]`` and ``empty[i]`` of its prepare op, combined by
+    ``combiners[i]``, its empty rows zeroed when ``zero_empty[i]``.
+
+    Raises:
+      ValueError: no columns, lists of different lengths, an unknown combiner or
+        reduction, rows that are not matrices.
+      TypeError: rows that are not all of one floating point dtype.
+    """
+    rows_t = _check_many("sparse_lookup_combine_many", rows, idx, segment_ids, empty,
+                         combiners, zero_empty, reduce)
+    n = len(rows_t)
+    op = make_op("SparseLookupCombineMany",
+                 rows_t + list(idx) + list(segment_ids) + list(empty), [rows_t[0].dtype],
+                 {"N": n, "combiners": [str(c) for c in combiners],
+                  "zero_empty": [bool(z) for z in zero_empty], "reduce": reduce},
+                 name=name or "SparseLookupCombineMany")
+    return op.outputs[0]
+
+
+def sparse_lookup_combine_many_grad(grad: Any, rows: Sequence[Tensor], idx: Sequence[Tensor],
+                                    segment_ids: Sequence[Tensor], empty: Sequence[Tensor],
+                                    combiners: Sequence[str], zero_empty: Sequence[bool],
+                                    reduce: str, name: Optional[str] = None) -> List[Tensor]:
+    """The gradients of ``sparse_lookup_combine_many`` with respect to each ``rows[i]``."""
+    rows_t = _check_many("sparse_lookup_combine_many_grad", rows, idx, segment_ids, empty,
+                         combiners, zero_empty, reduce)
+    n = len(rows_t)
+    op = make_op("SparseLookupCombineManyGrad",
+                 [convert_to_tensor(grad)] + rows_t + list(idx) + list(segment_ids) +
+                 list(empty), [r.dtype for r in rows_t],
+                 {"N": n, "combiners": [str(c) for c in combiners],
+                  "zero_empty": [bool(z) for z in zero_empty], "reduce": reduce},
+                 name=name or "SparseLookupCombineManyGrad")
+    return list(op.outputs)
+
+
+class LookupParts:
+    """A lookup built up to its combine: the gathered distinct rows and the prepare
+    outputs, so a layer can combine many columns in one op."""
+
+    def __init__(self, rows: Tensor, idx: Tensor, segment_ids: Tensor, empty: Tensor,
+                 combiner: str, zero_empty: bool, static_shape: TensorShape,
+                 scope: str) -> None:
+        self.rows, self.idx, self.segment_ids, self.empty = rows, idx, segment_ids, empty
+        self.scope = scope
+        self.combiner, self.zero_empty = combiner, zero_empty
+        self.static_shape = static_shape
+
+    def combine(self, name: Optional[str] = None) -> Tensor:
+        """This lookup's own combine op (the unbatched form), in the lookup's scope."""
+        with get_default_graph().name_scope(self.scope):
+            out = sparse_lookup_combine(self.rows, self.idx, self.segment_ids, self.empty,
+                                        self.combiner, zero_empty=self.zero_empty,
+                                        name=name or self.combiner)
+        if self.static_shape.ndims is not None:
+            out.set_shape(self.static_shape)
+        return out
+
+    @property
+    def width(self) -> Optional[int]:
+        """The row width when the rows are a matrix of known width, else None."""
+        shape = self.rows.shape
+        return int(shape[1]) if shape.ndims == 2 and shape[1] is not None else None
+
+
+def combine_many(parts: Sequence[LookupParts], reduce: str,
+                 name: Optional[str] = None) -> Tensor:
+    """``sparse_lookup_combine_many`` of ``parts`` (a ``LookupParts`` each)."""
+    return sparse_lookup_combine_many([p.rows for p in parts], [p.idx for p in parts],
+                                      [p.segment_ids for p in parts],
+                                      [p.empty for p in parts], [p.combiner for p in parts],
+                                      [p.zero_empty for p in parts], reduce=reduce, name=name)
+
+
 def _prepared(sp_ids: SparseTensor, default_id: Optional[int]) -> List[Tensor]:
     """The prepare op of ``sp_ids``, built once per graph: a column's ids feed the linear
     part and the embedding alike."""
@@ -198,6 +329,17 @@ def fused_safe_embedding_lookup(embedding_weights: Any, sparse_ids: Any, combine
     Same values and gradients as ``safe_embedding_lookup_sparse``: ids < 0 dropped,
     an empty row gives the embedding of ``default_id`` or zeros when it is None.
     """
+    parts = fused_lookup_parts(embedding_weights, sparse_ids, combiner, default_id, name,
+                               partition_strategy, max_norm)
+    return None if parts is None else parts.combine()
+
+
+def fused_lookup_parts(embedding_weights: Any, sparse_ids: Any, combiner: str = "mean",
+                       default_id: Optional[int] = None, name: Optional[str] = None,
+                       partition_strategy: str = "div", max_norm: Any = None
+                       ) -> Optional[LookupParts]:
+    """``fused_safe_embedding_lookup`` up to (not including) its combine op, or None
+    when the fused form does not apply."""
     if not isinstance(sparse_ids, SparseTensor) or not sparse_ids.dtype.is_integer:
         return None
     if combiner not in COMBINERS:
@@ -209,19 +351,21 @@ def fused_safe_embedding_lookup(embedding_weights: Any, sparse_ids: Any, combine
     if not shards:
         return None
     g = get_default_graph()
-    with g.name_scope(name or "embedding_lookup"):
+    with g.name_scope(name or "embedding_lookup") as scope:
         unique_ids, idx, seg, empty = _prepared(sparse_ids, default_id)
         rows = embedding_ops.embedding_lookup(shards, unique_ids,
                                               partition_strategy=partition_strategy,
                                               max_norm=max_norm)
-        out = sparse_lookup_combine(rows, idx, seg, empty, combiner,
-                                    zero_empty=default_id is None, name=combiner)
     static = sparse_ids.shape
     elem = embedding_ops._element_shape(shards)
+    out_shape = TensorShape(None)
     if static.ndims == 2 and elem.ndims is not None:
-        out.set_shape(TensorShape(static.as_list()[:1] + elem.as_list()))
-    return out
+        out_shape = TensorShape(static.as_list()[:1] + elem.as_list())
+    return LookupParts(rows, idx, seg, empty, combiner, default_id is None, out_shape,
+                       scope)
 
 
 __all__ = ["string_to_hash_bucket_sparse", "sparse_lookup_prepare", "sparse_lookup_combine",
-           "sparse_lookup_combine_grad", "fused_safe_embedding_lookup", "COMBINERS"]
+           "sparse_lookup_combine_grad", "fused_safe_embedding_lookup", "COMBINERS",
+           "REDUCTIONS", "sparse_lookup_combine_many", "sparse_lookup_combine_many_grad",
+           "LookupParts", "combine_many", "fused_lookup_parts"]
