@@ -1,7 +1,8 @@
 """The batched combine of many columns' lookups (``SparseLookupCombineMany``) against
 the per-column combine op and numpy, its gradients row by row, and the
 feature-column layers that build it (``input_layer`` side by side,
-``linear_model`` added up)."""
+``linear_model`` added up); the batched prepare (``SparseLookupPrepareMany``)
+against the per-column prepare op and numpy."""
 
 import json
 
@@ -12,7 +13,9 @@ import tensorfleet as tf
 from tensorfleet.feature_column import layers as fc_layers
 from tensorfleet.framework.serialization import graph_to_plain, import_graph_def
 from tensorfleet.ops.sparse_lookup_ops import (sparse_lookup_combine,
-                                               sparse_lookup_combine_many)
+                                               sparse_lookup_combine_many,
+                                               sparse_lookup_prepare,
+                                               sparse_lookup_prepare_many)
 from tensorfleet.testing.gradient_checker import check_gradients
 
 # Three columns over a batch of 4: several entries per row, an empty row (zeroed or
@@ -151,6 +154,7 @@ def test_bad_arguments_raise():
 def _model(batched, monkeypatch):
     """A small wide & deep graph; ``batched=False`` builds every lookup's own combine."""
     if not batched:
+        monkeypatch.setattr(fc_layers, "prefetch_prepared", lambda ids, name=None: 0)
         monkeypatch.setattr(fc_layers, "_batchable_embedding", lambda col: False)
         monkeypatch.setattr(fc_layers, "_sum_lookups",
                             lambda terms, units: [t.combine() if isinstance(
@@ -193,6 +197,10 @@ def test_feature_column_layers_build_batched_form_with_same_results(monkeypatch)
     assert [op.attrs["N"] for op in many if op.attrs["reduce"] == "sum"] == [3]
     assert types.count("SparseLookupCombine") == 1
     assert types.count("GatherV2") == 6
+    # The ids of a, b and d are prepared once, by one op, for both layers.
+    prep = [op for op in g.get_operations() if op.type == "SparseLookupPrepareMany"]
+    assert [op.attrs["N"] for op in prep] == [3]
+    assert "SparseLookupPrepare" not in types
     # Every variable keeps its name and gets an IndexedSlices of the rows it used.
     assert "input_layer/b_embedding/embedding_weights" in names
     assert "linear_model/d/weights" in names
@@ -200,7 +208,10 @@ def test_feature_column_layers_build_batched_form_with_same_results(monkeypatch)
     assert sparse == {n for n in names if "embedding_weights" in n or
                       n in ("linear_model/a/weights", "linear_model/b/weights",
                             "linear_model/d/weights")}
-    _, names_ref, _, want = _model(False, monkeypatch)
+    g_ref, names_ref, _, want = _model(False, monkeypatch)
+    ref_types = [op.type for op in g_ref.get_operations()]
+    assert "SparseLookupPrepareMany" not in ref_types
+    assert ref_types.count("SparseLookupPrepare") == 3
     assert names_ref == names
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
@@ -286,3 +297,140 @@ def test_batched_ops_cross_as_plain_data():
         got = sess.run([g2.get_tensor_by_name(n) for n in names])
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
+
+
+# Ids of four columns: unsorted rows with duplicates, negative ids and empty rows; a
+# column without any entry; int32 ids; another batch size. Each with a default id.
+_PREP = [
+    dict(ind=[[2, 0], [0, 1], [0, 0], [2, 1], [3, 0]], val=[7, 5, 7, -1, 5], shape=[5, 2],
+         dtype=np.int64, default=None),
+    dict(ind=np.zeros((0, 2)), val=[], shape=[3, 4], dtype=np.int64, default=4),
+    dict(ind=[[0, 0], [1, 0], [1, 1], [1, 2]], val=[3, 9, 3, 9], shape=[3, 3],
+         dtype=np.int32, default=2),
+    dict(ind=[[1, 0], [0, 0]], val=[-2, 6], shape=[2, 1], dtype=np.int64, default=0),
+]
+
+
+def _sparse(c):
+    return tf.SparseTensor(tf.constant(np.array(c["ind"], np.int64).reshape(-1, 2)),
+                           tf.constant(np.array(c["val"], c["dtype"])),
+                           tf.constant(np.array(c["shape"], np.int64)))
+
+
+def _numpy_prepare(c):
+    """``[unique, idx, segment_ids, empty]`` of one column, entry by entry."""
+    rows = c["shape"][0]
+    entries = sorted(((int(i[0]), k, int(v)) for k, (i, v) in
+                      enumerate(zip(np.array(c["ind"]).reshape(-1, 2), c["val"])) if v >= 0))
+    empty = np.array([not any(e[0] == r for e in entries) for r in range(rows)])
+    fill = 0 if c["default"] is None else c["default"]
+    entries = sorted(entries + [(r, -1, fill) for r in range(rows) if empty[r]])
+    vals = np.array([e[2] for e in entries], c["dtype"])
+    unique = np.unique(vals)
+    return [unique, np.searchsorted(unique, vals), np.array([e[0] for e in entries]), empty]
+
+
+def test_prepare_many_matches_per_column_ops_and_numpy():
+    with tf.Graph().as_default() as g:
+        many = sparse_lookup_prepare_many([_sparse(c) for c in _PREP],
+                                          [c["default"] for c in _PREP])
+        assert [op.type for op in g.get_operations()].count("SparseLookupPrepareMany") == 1
+        singles = [sparse_lookup_prepare(_sparse(c), c["default"]) for c in _PREP]
+        for outs, c in zip(many, _PREP):
+            assert [t.dtype for t in outs] == [tf.as_dtype(c["dtype"]), tf.int32, tf.int32,
+                                               tf.bool]
+            assert outs[3].shape.as_list() == [c["shape"][0]]
+        with tf.Session(graph=g) as sess:
+            got, want = sess.run([many, singles])
+    for got_c, want_c, c in zip(got, want, _PREP):
+        for a, b, ref in zip(got_c, want_c, _numpy_prepare(c)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(a, ref)
+
+
+def test_prepare_many_bad_input_raises():
+    with tf.Graph().as_default():
+        good = _sparse(_PREP[0])
+        with pytest.raises(ValueError, match="at least one column"):
+            sparse_lookup_prepare_many([], [])
+        with pytest.raises(ValueError, match="2 sp_ids but 1 default_ids"):
+            sparse_lookup_prepare_many([good, good], [None])
+        with pytest.raises(TypeError, match="column 1: sp_ids must be a SparseTensor"):
+            sparse_lookup_prepare_many([good, tf.constant([1, 2])], [None, None])
+        floats = tf.SparseTensor([[0, 0]], tf.constant([1.0]), [1, 1])
+        with pytest.raises(TypeError, match="column 0: ids must be integers"):
+            sparse_lookup_prepare_many([floats, good], [None, None])
+        with pytest.raises(ValueError, match="column 1: sp_ids must have rank 2"):
+            sparse_lookup_prepare_many([good, tf.SparseTensor([[0, 0, 0]], [1], [1, 1, 1])],
+                                       [None, None])
+        ind = tf.placeholder(tf.int64, [None, 2])
+        outside = tf.SparseTensor(ind, tf.constant([1, 2], tf.int64),
+                                  tf.constant([2, 3], tf.int64))
+        prep = sparse_lookup_prepare_many([good, outside], [None, None])
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="column 1: indices must lie in dense_shape"):
+                sess.run(prep[1], {ind: np.array([[0, 0], [2, 0]], np.int64)})
+
+
+def test_prepare_many_crosses_as_plain_data():
+    with tf.Graph().as_default() as g:
+        many = sparse_lookup_prepare_many([_sparse(c) for c in _PREP],
+                                          [c["default"] for c in _PREP], name="prep")
+        flat = [t for outs in many for t in outs]
+        with tf.Session(graph=g) as sess:
+            want = sess.run(flat)
+        names = [t.name for t in flat]
+    g2 = import_graph_def(json.loads(json.dumps(graph_to_plain(g))))
+    assert g2.get_operation_by_name("prep").attrs["default_ids"] == [-1, 4, 2, 0]
+    with tf.Session(graph=g2) as sess:
+        got = sess.run([g2.get_tensor_by_name(n) for n in names])
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtypes", [(np.int64, np.int32), (np.uint8, np.int64)])
+def test_prepare_many_random_columns_match_per_column_ops(dtypes):
+    # Many columns of random ids (shuffled entries, repeats, negatives where signed,
+    # empty rows): the stacked kernel, or the one-by-one path for unsigned ids, must
+    # give each column exactly its own prepare op's outputs.
+    rng = np.random.RandomState(7)
+    cols = []
+    for k in range(6):
+        batch, width = int(rng.randint(1, 9)), int(rng.randint(1, 4))
+        cells = np.argwhere(rng.rand(batch, width) < 0.6)
+        cells = cells[rng.permutation(len(cells))]
+        dtype = dtypes[k % 2]
+        low = -3 if np.issubdtype(dtype, np.signedinteger) else 0
+        cols.append(dict(ind=cells, val=rng.randint(low, 6, len(cells)), shape=[batch, width],
+                         dtype=dtype, default=[None, 1, 5][k % 3]))
+    with tf.Graph().as_default() as g:
+        many = sparse_lookup_prepare_many([_sparse(c) for c in cols],
+                                          [c["default"] for c in cols])
+        singles = [sparse_lookup_prepare(_sparse(c), c["default"]) for c in cols]
+        with tf.Session(graph=g) as sess:
+            got, want = sess.run([many, singles])
+    for got_c, want_c, c in zip(got, want, cols):
+        for a, b, ref in zip(got_c, want_c, _numpy_prepare(c)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(a, ref)
+
+
+def test_prepare_many_large_ids_match_per_column_ops():
+    # Ids too large for one (column, id) sort key take the two-key sort.
+    big = [dict(ind=[[0, 0], [1, 0], [0, 1]], val=[2 ** 62, 3, 2 ** 62], shape=[3, 2],
+                dtype=np.int64, default=None),
+           dict(ind=[[1, 0], [0, 0]], val=[2 ** 61, 2 ** 63 - 1], shape=[2, 1],
+                dtype=np.int64, default=7)]
+    with tf.Graph().as_default() as g:
+        many = sparse_lookup_prepare_many([_sparse(c) for c in big],
+                                          [c["default"] for c in big])
+        singles = [sparse_lookup_prepare(_sparse(c), c["default"]) for c in big]
+        with tf.Session(graph=g) as sess:
+            got, want = sess.run([many, singles])
+    for got_c, want_c, c in zip(got, want, big):
+        for a, b, ref in zip(got_c, want_c, _numpy_prepare(c)):
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(a, ref)

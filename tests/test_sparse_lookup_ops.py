@@ -204,7 +204,7 @@ def test_combine_and_prepare_reject_bad_entries():
             sparse_lookup_prepare(tf.SparseTensor([[0, 0, 0]], [1], [1, 1, 1]))
 
 
-def test_columns_share_one_hash_op_and_one_prepare_per_column():
+def test_columns_share_one_hash_op_and_one_prepare_op():
     fc = tf.feature_column
     cols = [fc.categorical_column_with_hash_bucket(k, 50) for k in ("a", "b")]
     data = {"a": np.array([b"x", b"", b"y"], dtype=object),
@@ -215,7 +215,8 @@ def test_columns_share_one_hash_op_and_one_prepare_per_column():
         wide = fc.linear_model(feats, cols)
         types = [op.type for op in g.get_operations()]
         assert types.count("StringToHashBucketSparse") == 1
-        assert types.count("SparseLookupPrepare") == 2
+        assert types.count("SparseLookupPrepareMany") == 1
+        assert types.count("SparseLookupPrepare") == 0
         assert "DenseToSparseDrop" not in types and "Unique" not in types
         names = sorted(v.op.name for v in tf.global_variables())
         assert names == ["input_layer/a_embedding/embedding_weights",

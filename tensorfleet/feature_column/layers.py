@@ -16,15 +16,16 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.feature_column.base import (CategoricalColumn, DenseColumn, FeatureColumn,
-                                             FeatureTransformationCache, prefetch_hashed_ids,
-                                             shape_num_elements)
+                                             FeatureTransformationCache, hashed_ids,
+                                             prefetch_hashed_ids, shape_num_elements)
 from tensorfleet.feature_column.categorical import HashedCategoricalColumn
 from tensorfleet.feature_column.dense import EmbeddingColumn, SharedEmbeddingColumn
 from tensorfleet.framework.graph import GraphKeys, Tensor, get_default_graph
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.array_ops_join import concat
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse
-from tensorfleet.ops.sparse_lookup_ops import LookupParts, combine_many, fused_lookup_parts
+from tensorfleet.ops.sparse_lookup_ops import (LookupParts, combine_many, fused_lookup_parts,
+                                               prefetch_prepared)
 from tensorfleet.ops.init_ops import Zeros
 from tensorfleet.ops.math_ops import add_n, matmul
 from tensorfleet.ops.nn_ops import bias_add
@@ -86,7 +87,8 @@ def input_layer(features: Dict[str, Any], feature_columns: Sequence[DenseColumn]
     collections = _weight_collections(weight_collections)
     outputs = []
     with variable_scope(None, default_name="input_layer", values=list(features.values())):
-        _prefetch(cache, cols)
+        _prefetch(cache, cols, [c.categorical_column for c in cols
+                                if _batchable_embedding(c)])
         for col in cols:
             with variable_scope(None, default_name=col._var_scope_name) as scope:
                 before = _scope_vars(scope.name)
@@ -143,11 +145,22 @@ def _hashed_leaves(col: Any) -> List[HashedCategoricalColumn]:
     return _hashed_leaves(inner) if isinstance(inner, CategoricalColumn) else []
 
 
-def _prefetch(cache: FeatureTransformationCache, cols: Sequence[FeatureColumn]) -> None:
-    """Hashes every hashed string column of ``cols`` in one op before the columns are
-    built one by one."""
+def _prefetch(cache: FeatureTransformationCache, cols: Sequence[FeatureColumn],
+              looked_up: Sequence[Any]) -> None:
+    """Hashes every hashed string column of ``cols`` in one op, then prepares the ids of
+    the hashed string columns among ``looked_up`` (the categorical columns whose ids
+    a fused lookup reads) in one op, before the columns are built one by one. Ids of
+    other columns get their own prepare op when their lookup is built."""
     prefetch_hashed_ids(cache, [(leaf.key, leaf.hash_bucket_size) for c in cols
                                 for leaf in _hashed_leaves(c)])
+    ids = []
+    for col in looked_up:
+        if isinstance(col, HashedCategoricalColumn) and col.dtype is _dtypes.string:
+            sp = hashed_ids(cache, col.key, col.hash_bucket_size)
+            if sp is not None:
+                ids.append(sp)
+    if prefetch_prepared(ids, name="prepared_ids"):
+        logger.debug("prepared the ids of %d categorical columns in one op", len(ids))
 
 
 def _scope_vars(scope_name: str) -> List[Any]:
@@ -205,7 +218,7 @@ def linear_model(features: Dict[str, Any], feature_columns: Sequence[FeatureColu
     collections = _weight_collections(weight_collections)
     terms = []
     with variable_scope(None, default_name="linear_model", values=list(features.values())):
-        _prefetch(cache, cols)
+        _prefetch(cache, cols, [c for c in cols if isinstance(c, CategoricalColumn)])
         for col in cols:
             with variable_scope(None, default_name=col._var_scope_name) as scope:
                 before = _scope_vars(scope.name)

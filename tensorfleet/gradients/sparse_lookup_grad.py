@@ -18,8 +18,8 @@ from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops.sparse_lookup_ops import (sparse_lookup_combine_grad,
                                                sparse_lookup_combine_many_grad)
 
-for _t in ("StringToHashBucketSparse", "SparseLookupPrepare", "SparseLookupCombineGrad",
-           "SparseLookupCombineManyGrad"):
+for _t in ("StringToHashBucketSparse", "SparseLookupPrepare", "SparseLookupPrepareMany",
+           "SparseLookupCombineGrad", "SparseLookupCombineManyGrad"):
     no_gradient(_t)
 
 

@@ -5,9 +5,11 @@ one pass (FarmHash ``Fingerprint64``, the ids of ``StringToHashBucketFast``).
 ``SparseLookupPrepare`` / ``SparseLookupCombine`` / ``SparseLookupCombineGrad``
 are ``safe_embedding_lookup_sparse`` without weights: the same entry order (by
 row, input order within a row), the same fill of empty rows and the same
-per-row sums, means and square-root-n means. ``SparseLookupCombineMany`` and its
-gradient do the combine of many columns in one call, value for value as the
-per-column ops: columns of one row width as stacked arrays, others one by one.
+per-row sums, means and square-root-n means. ``SparseLookupPrepareMany`` prepares
+many columns' ids in one call, each column's outputs those of its own prepare op.
+``SparseLookupCombineMany`` and its gradient do the combine of many columns in one
+call, value for value as the per-column ops: columns of one row width as stacked
+arrays, others one by one.
 """
 
 from __future__ import annotations
@@ -72,17 +74,114 @@ def _string_to_hash_bucket_sparse(ctx: KernelContext, *inputs: Any) -> Tuple[np.
 @register_kernel("SparseLookupPrepare")
 def _sparse_lookup_prepare(ctx: KernelContext, indices: Any, values: Any,
                            shape: Any) -> Tuple[np.ndarray, ...]:
+    return tuple(_prepare(ctx, indices, values, shape, int(ctx.attrs["default_id"]), ""))
+
+
+@register_kernel("SparseLookupPrepareMany")
+def _sparse_lookup_prepare_many(ctx: KernelContext, *inputs: Any) -> Tuple[np.ndarray, ...]:
+    n = int(ctx.attrs["N"])
+    defaults = [int(d) for d in ctx.attrs["default_ids"]]
+    if n < 1 or len(inputs) != 3 * n or len(defaults) != n:
+        raise invalid(ctx, f"expected 3 x {n} inputs and {n} default_ids, got "
+                      f"{len(inputs)} and {len(defaults)}")
+    inds, vals, shapes = [], [], []
+    for i in range(n):
+        ind, val = np.asarray(inputs[i]), np.asarray(inputs[n + i])
+        shp = np.asarray(inputs[2 * n + i])
+        if shp.shape != (2,) or ind.ndim != 2 or ind.shape[1] != 2 or \
+                val.shape != (ind.shape[0],):
+            raise invalid(ctx, f"column {i}: the ids must be a sparse matrix [batch, k]: "
+                          f"indices [N, 2], values [N], dense_shape [2]; got shapes "
+                          f"{list(ind.shape)}, {list(val.shape)}, {list(shp.shape)}")
+        inds.append(ind)
+        vals.append(val)
+        shapes.append(shp)
+    if any(v.dtype.kind != "i" for v in vals):
+        # Unsigned ids do not stack with signed ones without changing their values.
+        out: List[np.ndarray] = []
+        for i in range(n):
+            out += _prepare(ctx, inds[i], vals[i], shapes[i], defaults[i], f"column {i}: ")
+        return tuple(out)
+    return tuple(_prepare_stacked(ctx, inds, vals, np.stack(shapes).astype(np.int64), defaults))
+
+
+def _prepare_stacked(ctx: KernelContext, inds: List[np.ndarray], vals: List[np.ndarray],
+                     shapes: np.ndarray, defaults: List[int]) -> List[np.ndarray]:
+    """``_prepare`` of every column at once: the columns' examples stacked one after
+    another, entries keyed by (column, value) for the distinct ids. Values equal the
+    per-column results: the same entry order and the same sorted distinct ids."""
+    n = len(vals)
+    sizes = [v.size for v in vals]
+    col = np.repeat(np.arange(n), sizes)
+    ind = np.concatenate(inds).astype(np.int64, copy=False)
+    val = np.concatenate(vals).astype(np.int64, copy=False)
+    batch = shapes[:, 0]
+    if ind.shape[0] and (ind.min() < 0 or (ind[:, 0] >= batch[col]).any() or
+                         (ind[:, 1] >= shapes[col, 1]).any()):
+        # Only on error: which column is at fault.
+        bad = (ind < 0).any(axis=1) | (ind[:, 0] >= batch[col]) | (ind[:, 1] >= shapes[col, 1])
+        i = int(col[np.argmax(bad)])
+        raise invalid(ctx, f"column {i}: indices must lie in dense_shape {shapes[i].tolist()}")
+    first_row = np.concatenate([[0], np.cumsum(batch)[:-1]]).astype(np.int64)
+    row = ind[:, 0] + first_row[col]
+    keep = val >= 0
+    if not keep.all():
+        row, val, col = row[keep], val[keep], col[keep]
+    empty = np.bincount(row, minlength=int(batch.sum())) == 0
+    if empty.any():
+        # An empty row gets its column's default id, cast as the per-column op casts it.
+        erow = np.flatnonzero(empty)
+        ecol = np.repeat(np.arange(n), batch)[erow]
+        fills = np.array([np.array(max(d, 0), dtype=v.dtype) for d, v in zip(defaults, vals)],
+                         dtype=np.int64)
+        row = np.concatenate([row, erow])
+        val = np.concatenate([val, fills[ecol]])
+        col = np.concatenate([col, ecol])
+    if row.size > 1 and np.any(row[1:] < row[:-1]):
+        # By row (so by column), a row's entries in input order.
+        order = np.argsort(row, kind="stable")
+        row, val, col = row[order], val[order], col[order]
+    span = int(val.max()) + 1 if val.size else 1
+    if span * n < 2 ** 62:
+        # Ids are >= 0 here: one int64 key per (column, id), sorted far faster than
+        # the two keys of a lexsort.
+        by_value = np.argsort(col * span + val, kind="stable")
+    else:
+        by_value = np.lexsort((val, col))
+    sv, sc = val[by_value], col[by_value]
+    new = np.ones(sv.size, dtype=bool)
+    new[1:] = (sv[1:] != sv[:-1]) | (sc[1:] != sc[:-1])
+    group = np.cumsum(new) - 1
+    u_first = np.searchsorted(sc[new], np.arange(n + 1))
+    idx = np.empty(val.size, dtype=np.int64)
+    idx[by_value] = group
+    idx -= u_first[col]
+    uniq = sv[new]
+    e_first = np.searchsorted(col, np.arange(n + 1))
+    seg = row - first_row[col]
+    out: List[np.ndarray] = []
+    for i in range(n):
+        a, b = e_first[i], e_first[i + 1]
+        out += [uniq[u_first[i]:u_first[i + 1]].astype(vals[i].dtype),
+                idx[a:b].astype(np.int32), seg[a:b].astype(np.int32),
+                empty[first_row[i]:first_row[i] + batch[i]]]
+    return out
+
+
+def _prepare(ctx: KernelContext, indices: Any, values: Any, shape: Any, default_id: int,
+             where: str) -> List[np.ndarray]:
+    """``[unique_ids, idx, segment_ids, empty]`` of one column's sparse ids."""
     ind, val, shp = np.asarray(indices), np.asarray(values), np.asarray(shape)
     if shp.shape != (2,) or ind.ndim != 2 or ind.shape[1] != 2 or \
             val.shape != (ind.shape[0],):
-        raise invalid(ctx, f"the ids must be a sparse matrix [batch, k]: indices [N, 2], "
-                      f"values [N], dense_shape [2]; got shapes {list(ind.shape)}, "
+        raise invalid(ctx, f"{where}the ids must be a sparse matrix [batch, k]: indices "
+                      f"[N, 2], values [N], dense_shape [2]; got shapes {list(ind.shape)}, "
                       f"{list(val.shape)}, {list(shp.shape)}")
     rows = int(shp[0])
     if ind.shape[0] and (ind.min() < 0 or ind[:, 0].max() >= rows or
                          ind[:, 1].max() >= shp[1]):
-        raise invalid(ctx, f"indices must lie in dense_shape {shp.tolist()}")
-    fill = max(int(ctx.attrs["default_id"]), 0)
+        raise invalid(ctx, f"{where}indices must lie in dense_shape {shp.tolist()}")
+    fill = max(default_id, 0)
     keep = val >= 0
     row = ind[:, 0]
     if not keep.all():
@@ -97,7 +196,7 @@ def _sparse_lookup_prepare(ctx: KernelContext, indices: Any, values: Any,
         order = np.argsort(row, kind="stable")
         row, val = row[order], val[order]
     unique, idx = np.unique(val, return_inverse=True)
-    return (unique, idx.reshape(-1).astype(np.int32), row.astype(np.int32), empty)
+    return [unique, idx.reshape(-1).astype(np.int32), row.astype(np.int32), empty]
 
 
 def _row_scale(ctx: KernelContext, counts: np.ndarray, empty: np.ndarray,

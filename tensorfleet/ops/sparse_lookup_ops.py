@@ -12,6 +12,8 @@ These ops do the same work in a few calls:
 * ``SparseLookupPrepare``: sparse ids to the distinct ids to look up, and for
   every kept entry its distinct-id position and its row (ids < 0 dropped, an
   empty row given ``default_id``, as ``safe_embedding_lookup_sparse`` does);
+* ``SparseLookupPrepareMany``: the prepare of many columns in one op (each column's
+  outputs those of its own ``SparseLookupPrepare``);
 * ``SparseLookupCombine``: the looked-up rows combined per example (sum, mean or
   sqrtn), rows that had no id zeroed; its gradient ``SparseLookupCombineGrad``
   is dense over the distinct ids, so the gather before it still hands the
@@ -24,7 +26,7 @@ Every attribute is plain data: the graph runs partitioned across tasks.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
@@ -54,6 +56,18 @@ def _prepare_shapes(op: Operation) -> List[TensorShape]:
         batch = int(shape.op.attrs["value"].reshape(-1)[0])
     return [TensorShape([None]), TensorShape([None]), TensorShape([None]),
             TensorShape([batch])]
+
+
+def _prepare_many_shapes(op: Operation) -> List[TensorShape]:
+    n = int(op.attrs["N"])
+    out: List[TensorShape] = []
+    for shape in op.inputs[2 * n:3 * n]:
+        batch = None
+        if shape.op.type == "Const":
+            batch = int(shape.op.attrs["value"].reshape(-1)[0])
+        out += [TensorShape([None]), TensorShape([None]), TensorShape([None]),
+                TensorShape([batch])]
+    return out
 
 
 def _combine_shapes(op: Operation) -> List[TensorShape]:
@@ -89,6 +103,7 @@ register_op("StringToHashBucketSparse", _hash_sparse_shapes)
 register_op("SparseLookupCombineMany", _many_shapes)
 register_op("SparseLookupCombineManyGrad", _many_grad_shapes)
 register_op("SparseLookupPrepare", _prepare_shapes)
+register_op("SparseLookupPrepareMany", _prepare_many_shapes)
 register_op("SparseLookupCombine", _combine_shapes)
 register_op("SparseLookupCombineGrad", _combine_grad_shapes)
 
@@ -144,20 +159,55 @@ def sparse_lookup_prepare(sp_ids: SparseTensor, default_id: Optional[int] = None
       TypeError: ``sp_ids`` is not a ``SparseTensor`` of integers.
       ValueError: ``sp_ids`` is not of rank 2.
     """
-    if not isinstance(sp_ids, SparseTensor):
-        raise TypeError(f"sparse_lookup_prepare: sp_ids must be a SparseTensor, got "
-                        f"{type(sp_ids).__name__}")
-    if not sp_ids.dtype.is_integer:
-        raise TypeError(f"sparse_lookup_prepare: ids must be integers, got "
-                        f"{sp_ids.dtype.name}")
-    rank = sp_ids.dense_shape.shape[0] if sp_ids.dense_shape.shape.ndims == 1 else None
-    if rank != 2:
-        raise ValueError(f"sparse_lookup_prepare: sp_ids must have rank 2, got {rank}")
+    _check_ids("sparse_lookup_prepare", sp_ids)
     op = make_op("SparseLookupPrepare", [sp_ids.indices, sp_ids.values, sp_ids.dense_shape],
                  [sp_ids.dtype, _dtypes.int32, _dtypes.int32, _dtypes.bool],
                  {"default_id": -1 if default_id is None else int(default_id)},
                  name=name or "SparseLookupPrepare")
     return list(op.outputs)
+
+
+def _check_ids(what: str, sp_ids: Any) -> None:
+    """Build-time checks of one column's ids for a prepare op."""
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"{what}: sp_ids must be a SparseTensor, got "
+                        f"{type(sp_ids).__name__}")
+    if not sp_ids.dtype.is_integer:
+        raise TypeError(f"{what}: ids must be integers, got {sp_ids.dtype.name}")
+    rank = sp_ids.dense_shape.shape[0] if sp_ids.dense_shape.shape.ndims == 1 else None
+    if rank != 2:
+        raise ValueError(f"{what}: sp_ids must have rank 2, got {rank}")
+
+
+def sparse_lookup_prepare_many(sp_ids: Sequence[SparseTensor],
+                               default_ids: Sequence[Optional[int]],
+                               name: Optional[str] = None) -> List[List[Tensor]]:
+    """``sparse_lookup_prepare`` of many columns in one op: per column ``i``, the
+    ``[unique_ids, idx, segment_ids, empty]`` of ``sp_ids[i]`` with ``default_ids[i]``,
+    the same values as its own prepare op gives.
+
+    Raises:
+      ValueError: no columns, lists of different lengths, ids not of rank 2.
+      TypeError: ids that are not a ``SparseTensor`` of integers.
+    """
+    cols, defaults = list(sp_ids), list(default_ids)
+    if not cols:
+        raise ValueError("sparse_lookup_prepare_many: needs at least one column")
+    if len(defaults) != len(cols):
+        raise ValueError(f"sparse_lookup_prepare_many: {len(cols)} sp_ids but "
+                         f"{len(defaults)} default_ids")
+    for i, sp in enumerate(cols):
+        _check_ids(f"sparse_lookup_prepare_many: column {i}", sp)
+    n = len(cols)
+    dtypes: List[Any] = []
+    for sp in cols:
+        dtypes += [sp.dtype, _dtypes.int32, _dtypes.int32, _dtypes.bool]
+    op = make_op("SparseLookupPrepareMany",
+                 [sp.indices for sp in cols] + [sp.values for sp in cols] +
+                 [sp.dense_shape for sp in cols], dtypes,
+                 {"N": n, "default_ids": [-1 if d is None else int(d) for d in defaults]},
+                 name=name or "SparseLookupPrepareMany")
+    return [list(op.outputs[4 * i:4 * i + 4]) for i in range(n)]
 
 
 def sparse_lookup_combine(rows: Any, idx: Tensor, segment_ids: Tensor, empty: Tensor,
@@ -306,15 +356,50 @@ def combine_many(parts: Sequence[LookupParts], reduce: str,
                                       [p.zero_empty for p in parts], reduce=reduce, name=name)
 
 
+_PREPARED = "_sparse_lookup_prepared"
+
+
+def _prepared_key(sp_ids: SparseTensor, default_id: Optional[int]) -> Tuple[Any, ...]:
+    return (sp_ids.indices, sp_ids.values, sp_ids.dense_shape, default_id)
+
+
 def _prepared(sp_ids: SparseTensor, default_id: Optional[int]) -> List[Tensor]:
-    """The prepare op of ``sp_ids``, built once per graph: a column's ids feed the linear
-    part and the embedding alike."""
-    g = get_default_graph()
-    cache = g.__dict__.setdefault("_sparse_lookup_prepared", {})
-    key = (sp_ids.indices, sp_ids.values, sp_ids.dense_shape, default_id)
+    """The prepare outputs of ``sp_ids``, built once per graph: a column's ids feed the
+    linear part and the embedding alike. Ids already prepared by ``prefetch_prepared``
+    read that op's outputs; others get their own prepare op."""
+    cache = get_default_graph().__dict__.setdefault(_PREPARED, {})
+    key = _prepared_key(sp_ids, default_id)
     if key not in cache:
         cache[key] = sparse_lookup_prepare(sp_ids, default_id)
     return cache[key]
+
+
+def prefetch_prepared(sp_ids: Sequence[SparseTensor], default_id: Optional[int] = None,
+                      name: Optional[str] = None) -> int:
+    """Prepares, in one ``SparseLookupPrepareMany`` op, every rank-2 integer
+    ``SparseTensor`` of ``sp_ids`` whose prepare outputs the graph does not hold yet, so
+    the fused lookups built later read them instead of building a prepare op each.
+    Returns the number of columns so prepared (0 when fewer than two need it: a single
+    column keeps its own prepare op)."""
+    cache = get_default_graph().__dict__.setdefault(_PREPARED, {})
+    pending: List[SparseTensor] = []
+    keys: List[Tuple[Any, ...]] = []
+    for sp in sp_ids:
+        if not isinstance(sp, SparseTensor) or not sp.dtype.is_integer:
+            continue
+        shape = sp.dense_shape.shape
+        if shape.ndims != 1 or shape[0] != 2:
+            continue
+        key = _prepared_key(sp, default_id)
+        if key not in cache and key not in keys:
+            pending.append(sp)
+            keys.append(key)
+    if len(pending) < 2:
+        return 0
+    outs = sparse_lookup_prepare_many(pending, [default_id] * len(pending), name=name)
+    for key, out in zip(keys, outs):
+        cache[key] = out
+    return len(pending)
 
 
 def fused_safe_embedding_lookup(embedding_weights: Any, sparse_ids: Any, combiner: str = "mean",
@@ -368,4 +453,5 @@ def fused_lookup_parts(embedding_weights: Any, sparse_ids: Any, combiner: str = 
 __all__ = ["string_to_hash_bucket_sparse", "sparse_lookup_prepare", "sparse_lookup_combine",
            "sparse_lookup_combine_grad", "fused_safe_embedding_lookup", "COMBINERS",
            "REDUCTIONS", "sparse_lookup_combine_many", "sparse_lookup_combine_many_grad",
-           "LookupParts", "combine_many", "fused_lookup_parts"]
+           "LookupParts", "combine_many", "fused_lookup_parts", "sparse_lookup_prepare_many",
+           "prefetch_prepared"]
