@@ -372,8 +372,8 @@ def _exclusive_prod(x: Any, axes: List[int]) -> Any:
 def _prod_grad(op: Any, grad: Any) -> List[Any]:
     axes = _static_axes(op)
     if axes is None:
-        raise NotImplementedError(f"Gradient of reduce_prod ({op.name}) needs reduction axes "
-                                  "and input rank known while building the graph")
+        raise ValueError(f"Gradient of reduce_prod ({op.name}) needs reduction axes "
+                           "and input rank known while building the graph")
     x = op.inputs[0]
     g = _to_keep_dims(op, grad)
     if not axes:

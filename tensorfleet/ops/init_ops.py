@@ -40,7 +40,8 @@ class Initializer:
     dtype: Any = None
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        raise NotImplementedError
+        # The base class has no values of its own: every initializer overrides this.
+        raise NotImplementedError(f"{type(self).__name__} does not define __call__")
 
     def _dtype(self, dtype: Any) -> _dtypes.DType:
         return _dtypes.as_dtype(dtype if dtype is not None else (self.dtype or _dtypes.float32))

@@ -326,8 +326,8 @@ class PartitionedVariable:
     def _apply_assign_fn(self, assign_fn: Callable[[Variable, Any], Any], value: Any) -> List[Any]:
         axes = self._partition_axes()
         if len(axes) > 1:
-            raise NotImplementedError(f"Cannot assign to {self._name}: it is partitioned along "
-                                      f"more than one axis {axes}")
+            raise ValueError(f"Cannot assign to {self._name}: it is partitioned along "
+                             f"more than one axis {axes}, which tensorfleet does not support")
         if isinstance(value, PartitionedVariable):
             values = list(value)
         elif isinstance(value, list):
