@@ -231,6 +231,40 @@ def test_unavailable_is_recovered_too_and_recovery_is_bounded():
     mon.close()
 
 
+class ThreadFailsOnce(SessionRunHook):
+    """Its first session's coordinator gets the error a queue runner reports when its
+    parameter server restarts; later sessions are left alone."""
+
+    def __init__(self, error):
+        self.error, self.sessions = error, 0
+
+    def after_create_session(self, session, coord):
+        self.sessions += 1
+        if self.sessions == 1:
+            coord.request_stop(self.error)
+
+
+def test_a_thread_broken_by_a_restart_does_not_end_training(caplog):
+    w, gs, train = _model()
+    hook = ThreadFailsOnce(tf.errors.UnavailableError(None, None, "ps restarted"))
+    with MonitoredSession(hooks=[hook, bh.StopAtStepHook(last_step=4)]) as mon:
+        # The failed thread asked for a stop; training goes on in a new session.
+        n = _loop(mon, train)
+        assert mon._tf_sess().run(gs) == 4
+    assert n == 4 and hook.sessions == 2
+    assert any("ps restarted" in r.getMessage() and r.levelno == logging.WARNING
+               for r in caplog.records)
+
+
+def test_a_thread_failing_otherwise_ends_training():
+    w, gs, train = _model()
+    hook = ThreadFailsOnce(tf.errors.InvalidArgumentError(None, None, "bad record"))
+    mon = MonitoredSession(hooks=[hook])
+    assert mon.should_stop() and hook.sessions == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bad record"):
+        mon.close()
+
+
 def test_singular_session_does_not_recover():
     w, gs, train = _model()
     mon = SingularMonitoredSession()

@@ -91,7 +91,8 @@ def _train_through_a_ps_restart(tmp_path, workers, replicas):
         restarted.set()
         for t in threads:
             t.join(max(1.0, deadline - time.monotonic()))
-        assert not any(t.is_alive() for t in threads), f"a worker hangs: {last_seen}"
+        assert not any(t.is_alive() for t in threads), \
+            f"a worker hangs: {last_seen}, errors: {errs}"
     finally:
         cluster.stop()
     assert not errs, errs

@@ -103,6 +103,8 @@ class _MonitoredSession:
         self._sess: Any = None
         self._coord: Optional[Coordinator] = None
         self._stop_requested = False
+        # should_stop() discarded a session a task restart broke; run() makes a new one.
+        self._session_lost = False
         self._closed = False
         for h in self._hooks:
             h.begin()
@@ -129,6 +131,7 @@ class _MonitoredSession:
             self._graph.finalize()
         coord = Coordinator(clean_stop_exception_types=[])
         self._sess, self._coord = sess, coord
+        self._session_lost = False
         start_queue_runners(sess=sess, coord=coord)
         for h in self._hooks:
             h.after_create_session(sess, coord)
@@ -284,10 +287,31 @@ class _MonitoredSession:
         return self._with_recovery(call)
 
     def should_stop(self) -> bool:
-        """True once a hook or a thread requested a stop, or the session is closed."""
+        """True once a hook or a thread requested a stop, or the session is closed.
+
+        A thread (a queue runner) that failed because a task restarted does not end
+        training: the session is discarded and the next ``run`` creates a new one.
+        """
         if self._closed or self._stop_requested:
             return True
-        return self._coord is None or self._coord.should_stop()
+        coord = self._coord
+        if coord is None:
+            return not self._session_lost
+        if not coord.should_stop():
+            return False
+        if self._should_recover:
+            try:
+                coord.raise_requested_exception()
+            except _PREEMPTION_ERRORS as e:
+                logger.warning("A thread of the session failed with %s: %s. A parameter "
+                               "server or worker may have restarted; closing this session; "
+                               "the next step creates a new one.", type(e).__name__, e)
+                self._discard_session()
+                self._session_lost = True
+                return False
+            except Exception:  # noqa: BLE001 - any other failure ends training, as below
+                pass
+        return True
 
     def _tf_sess(self) -> Any:
         """The raw ``tf.Session`` (created if there is none at the moment)."""

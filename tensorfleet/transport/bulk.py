@@ -342,8 +342,10 @@ class BulkListener:
                     self._stats["accepted"] += 1
             if refuse:
                 self._count("refused")
-                self._refusals.refused(str(peer), f"bulk side channel: closed a connection from "
-                                       f"{peer} ({self._max_connections} connections open)")
+                if not self._stopping.is_set():
+                    self._refusals.refused(
+                        str(peer), f"bulk side channel: closed a connection from {peer} "
+                        f"({self._max_connections} connections open)")
                 _close(sock)
                 continue
             thread.start()
