@@ -441,10 +441,12 @@ class Acceptor:
         if self._pending.pop(fd, None) is None:
             return
         sel.unregister(p.sock)
-        p.sock.close()
+        # Counted and logged before the peer can see the close, so that whoever
+        # watches the peer finds the reason already written.
         self.rejected += 1
         self._log.warning("collective group %r rank %d: rejected a connection from %s: %s",
                           self._name, self._rank, p.addr, why)
+        p.sock.close()
 
 
 class _Retry(Exception):
