@@ -85,7 +85,7 @@ def place(ops: Sequence[Operation], cluster: ClusterSpec, default_task: str,
     uf = _UnionFind()
     for op in ops:
         uf.union(_group_key(op), op.name)
-        for i in op.op_def.ref_inputs:
+        for i in op.op_def.ref_indices(op):
             if i < len(op.inputs):
                 uf.union(_group_key(op.inputs[i].op), op.name)
     members: Dict[str, List[Operation]] = {}

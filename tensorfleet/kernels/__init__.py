@@ -16,6 +16,7 @@ from tensorfleet.kernels import lookup_kernels  # noqa: F401,E402
 from tensorfleet.kernels import script_kernels  # noqa: F401,E402
 from tensorfleet.kernels import image_codec_kernels, image_kernels  # noqa: F401,E402
 from tensorfleet.kernels import training_sparse_kernels  # noqa: F401,E402
+from tensorfleet.kernels import training_group_kernels  # noqa: F401,E402
 from tensorfleet.kernels import dynamic_embedding_kernels  # noqa: F401,E402
 from tensorfleet.kernels import array_kernels_more  # noqa: F401,E402
 from tensorfleet.kernels import nn_conv_kernels  # noqa: F401,E402

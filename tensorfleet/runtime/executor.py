@@ -126,7 +126,7 @@ class _UpdateOrder:
             for t in op.inputs:
                 self.consumers.setdefault(t, []).append(op)
             if op.type not in NON_MUTATING_REF_OPS:
-                for i in op.op_def.ref_inputs:
+                for i in op.op_def.ref_indices(op):
                     if i < len(op.inputs):
                         self.mutators.setdefault(op.inputs[i], []).append(op)
         self._ancestors: Dict[Operation, Set[Operation]] = {}
@@ -217,19 +217,20 @@ class Plan:
         # A read of a variable that this same step also updates in place must not
         # alias the buffer, or the update could change a value still to be used.
         mutated = {op.inputs[i] for op in ops if op.type not in NON_MUTATING_REF_OPS
-                   for i in op.op_def.ref_inputs if i < len(op.inputs)}
+                   for i in op.op_def.ref_indices(op) if i < len(op.inputs)}
         order: Optional[_UpdateOrder] = None
         for op in ops:
             kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
             deref = []
+            refs = op.op_def.ref_indices(op)
             for i, t in enumerate(op.inputs):
                 if t not in slot:
                     raise errors.InvalidArgumentError(
                         op.name, None, f"Input {t.name} of {op.name} is not computed in this plan")
                 ins.append(slot[t])
                 if (t.op.op_def.ref_output and t.value_index == 0 and t not in feeds
-                        and i not in op.op_def.ref_inputs):
+                        and i not in refs):
                     deref.append(i)
             if deref:
                 if order is None and any(op.inputs[i] in mutated for i in deref):

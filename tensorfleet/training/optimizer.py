@@ -27,6 +27,7 @@ from tensorfleet.gradients import gradients
 from tensorfleet.ops.control_flow_ops import group
 from tensorfleet.ops.control_flow_ops import tuple as _tuple
 from tensorfleet.ops.variables import Variable
+from tensorfleet.training import training_ops as _ops
 
 logger = logging.getLogger(__name__)
 
@@ -197,21 +198,62 @@ class Optimizer:
         update_ops: List[Any] = []
         with graph.name_scope(name or self._name):
             self._prepare()
+            grouped: Dict[tuple, List[Tuple[Any, Any, Tuple[str, List[Any], List[Any]]]]] = {}
+            groups = self._groups_sparse_updates()
             for grad, var in pairs:
                 if grad is None:
                     continue
-                # Colocated: on a cluster the update runs on the variable's parameter
-                # server, and only the gradient travels there.
-                with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
-                    if isinstance(grad, IndexedSlices):
-                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
-                    else:
-                        update_ops.append(self._apply_dense(grad, var))
+                spec = self._sparse_update_spec(var) \
+                    if groups and isinstance(grad, IndexedSlices) else None
+                if spec is not None:
+                    op_type, _, scalars = spec
+                    key = (var.op.device, op_type, var.dtype.base_dtype,
+                           tuple(id(t) for t in scalars))
+                    grouped.setdefault(key, []).append((grad, var, spec))
+                    continue
+                update_ops.append(self._update_one(graph, grad, var))
+            for members in grouped.values():
+                if len(members) == 1:
+                    update_ops.append(self._update_one(graph, members[0][0], members[0][1]))
+                    continue
+                op_type, _, scalars = members[0][2]
+                # The variables share a device string, so the op runs where they all are.
+                with graph.colocate_with(members[0][1].op):
+                    update_ops.append(_ops.sparse_apply_many(
+                        op_type, [[var] + list(spec[1]) for _, var, spec in members],
+                        [grad.values for grad, _, _ in members],
+                        [grad.indices for grad, _, _ in members], scalars,
+                        use_locking=self._use_locking, name="update_many"))
             if global_step is None:
                 return self._finish(update_ops, self._name)
             finish = self._finish(update_ops, "update")
             with graph.control_dependencies([finish]), graph.colocate_with(global_step.op):
                 return state_ops.assign_add(global_step, 1, name=self._name)
+
+    def _update_one(self, graph: Graph, grad: Any, var: Any) -> Any:
+        """The update op of one variable."""
+        # Colocated: on a cluster the update runs on the variable's parameter
+        # server, and only the gradient travels there.
+        with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
+            if isinstance(grad, IndexedSlices):
+                return self._apply_sparse_duplicate_indices(grad, var)
+            return self._apply_dense(grad, var)
+
+    def _sparse_update_spec(self, var: Any) -> Optional[Tuple[str, List[Any], List[Any]]]:
+        """``(op type, slots, scalars)`` of the single sparse update of ``var`` when its
+        op type is one of ``training_ops.GROUPABLE_SPARSE_UPDATES``: the sparse updates
+        of variables on one device then run as one ``SparseApplyMany`` op. None (this
+        default) builds each update by ``_apply_sparse``."""
+        return None
+
+    def _groups_sparse_updates(self) -> bool:
+        """Whether sparse updates may be grouped: the class that describes them by
+        ``_sparse_update_spec`` must also be the one whose ``_apply_sparse`` runs, so a
+        subclass that changes the update is never bypassed."""
+        cls = type(self)
+        owner = next((k for k in cls.__mro__ if "_sparse_update_spec" in vars(k)), Optimizer)
+        return owner is not Optimizer and cls._apply_sparse is owner._apply_sparse and \
+            cls._apply_sparse_duplicate_indices is Optimizer._apply_sparse_duplicate_indices
 
     # -- slots ---------------------------------------------------------------------------
     def get_slot(self, var: Any, name: str) -> Any:

@@ -8,7 +8,7 @@ numbers, tensors (a decayed learning rate), Variables or callables.
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Tuple
 
 from tensorfleet.framework.graph import Operation, Tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
@@ -109,6 +109,10 @@ class AdagradOptimizer(Optimizer):
         return _ops.apply_adagrad(var, self.get_slot(var, "accumulator"),
                                   self._get_hyper("learning_rate", var), grad,
                                   use_locking=self._use_locking)
+
+    def _sparse_update_spec(self, var: Any) -> Tuple[str, List[Any], List[Any]]:
+        return ("SparseApplyAdagrad", [self.get_slot(var, "accumulator")],
+                [self._get_hyper("learning_rate", var)])
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Tensor:
         return _ops.sparse_apply_adagrad(var, self.get_slot(var, "accumulator"),

@@ -14,7 +14,7 @@ Names, defaults, slot names and update rules are TensorFlow 1.x's.
 from __future__ import annotations
 
 import numbers
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
@@ -134,6 +134,11 @@ class FtrlOptimizer(Optimizer):
                                       use_locking=self._use_locking)
         return _ops.apply_ftrl(var, *slots, grad, *self._hypers(var),
                                use_locking=self._use_locking)
+
+    def _sparse_update_spec(self, var: Any) -> Tuple[str, List[Any], List[Any]]:
+        return ("SparseApplyFtrlV2" if self._use_shrinkage() else "SparseApplyFtrl",
+                [self.get_slot(var, "accum"), self.get_slot(var, "linear")],
+                self._hypers(var))
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Tensor:
         slots = (self.get_slot(var, "accum"), self.get_slot(var, "linear"))

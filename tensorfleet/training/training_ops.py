@@ -12,7 +12,7 @@ kernels sum duplicate indices before touching the rows.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
 from tensorfleet.framework.op_registry import register_op
@@ -50,24 +50,30 @@ _LAYOUTS = {
 }
 
 
-def _update_shape(op: Operation) -> List[TensorShape]:
+# The sparse updates of which several, on one device and with the same
+# hyperparameters, may run as one ``SparseApplyMany`` op: op type -> number of
+# scalar inputs. Their kernels are a row rule each (kernels/training_group_kernels.py).
+GROUPABLE_SPARSE_UPDATES = {"SparseApplyAdagrad": 1, "SparseApplyFtrl": 4,
+                            "SparseApplyFtrlV2": 5}
+
+
+def _check_update(refs: Sequence[Tensor], scalars: Sequence[Tensor], grad_t: Tensor,
+                  idx_t: Optional[Tensor]) -> TensorShape:
     """Checks slot, gradient and index shapes against the variable's; returns it."""
-    n_refs, g_idx, sparse = _LAYOUTS[op.type]
-    var_shape = op.inputs[0].shape
-    for t in op.inputs[1:n_refs]:
+    var_shape = refs[0].shape
+    for t in refs[1:]:
         if not t.shape.is_compatible_with(var_shape):
             raise ValueError(f"slot {t.name} has shape {t.shape}, which does not match the "
                              f"variable's shape {var_shape}")
-    scalars = list(op.inputs[n_refs:g_idx]) + list(op.inputs[g_idx + 1 + sparse:])
     for t in scalars:
         if t.shape.ndims not in (None, 0):
             raise ValueError(f"hyperparameter {t.name} must be a scalar, got shape {t.shape}")
-    grad = op.inputs[g_idx].shape
-    if not sparse:
+    grad = grad_t.shape
+    if idx_t is None:
         if not grad.is_compatible_with(var_shape):
             raise ValueError(f"var and grad do not have the same shape: {var_shape} vs {grad}")
     else:
-        idx = op.inputs[g_idx + 1].shape
+        idx = idx_t.shape
         if idx.ndims not in (None, 1):
             raise ValueError(f"indices must be a vector, got shape {idx}")
         if grad.ndims is not None and var_shape.ndims is not None:
@@ -75,11 +81,47 @@ def _update_shape(op: Operation) -> List[TensorShape]:
                     grad.as_list()[1:]).is_compatible_with(var_shape.as_list()[1:]):
                 raise ValueError(f"var and grad must match in all dimensions but the first: "
                                  f"{var_shape} vs {grad}")
-    return [var_shape]
+    return var_shape
+
+
+def _update_shape(op: Operation) -> List[TensorShape]:
+    n_refs, g_idx, sparse = _LAYOUTS[op.type]
+    ins = op.inputs
+    scalars = list(ins[n_refs:g_idx]) + list(ins[g_idx + 1 + sparse:])
+    return [_check_update(ins[:n_refs], scalars, ins[g_idx],
+                          ins[g_idx + 1] if sparse else None)]
+
+
+def _many_layout(op: Operation) -> Tuple[int, int, int]:
+    """(variables, references per variable, scalars) of a ``SparseApplyMany`` op."""
+    update, n = op.attrs.get("update"), int(op.attrs.get("N", 0))
+    if update not in GROUPABLE_SPARSE_UPDATES:
+        raise ValueError(f"SparseApplyMany: update must be one of "
+                         f"{sorted(GROUPABLE_SPARSE_UPDATES)}, got {update!r}")
+    n_refs = _LAYOUTS[update][0]
+    n_scalars = GROUPABLE_SPARSE_UPDATES[update]
+    if n < 1 or op.attrs.get("num_refs") != n * n_refs or \
+            len(op.inputs) != n * (n_refs + 2) + n_scalars:
+        raise ValueError(f"SparseApplyMany of {update}: {len(op.inputs)} inputs do not make "
+                         f"N={n} variables of {n_refs} references, their gradients and "
+                         f"indices, and {n_scalars} scalars")
+    return n, n_refs, n_scalars
+
+
+def _many_shape(op: Operation) -> List[TensorShape]:
+    n, n_refs, n_scalars = _many_layout(op)
+    ins = op.inputs
+    scalars = ins[len(ins) - n_scalars:]
+    base = n * n_refs
+    for i in range(n):
+        _check_update(ins[i * n_refs:(i + 1) * n_refs], scalars, ins[base + i],
+                      ins[base + n + i])
+    return []
 
 
 for _name, (_n_refs, _, _) in _LAYOUTS.items():
     register_op(_name, _update_shape, stateful=True, ref_inputs=range(_n_refs), ref_output=True)
+register_op("SparseApplyMany", _many_shape, stateful=True, ref_count_attr="num_refs")
 
 
 def _ref(var: Any, what: str, op_type: str) -> Tensor:
@@ -324,8 +366,38 @@ def sparse_apply_lazy_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_pow
                   name=name, use_locking=bool(use_locking))
 
 
+def sparse_apply_many(update: str, refs: Sequence[Sequence[Any]], grads: Sequence[Any],
+                      indices: Sequence[Any], scalars: Sequence[Any], use_locking: bool = False,
+                      name: Optional[str] = None) -> Operation:
+    """One op that applies the sparse update ``update`` (a key of
+    ``GROUPABLE_SPARSE_UPDATES``) to several variables of one device.
+
+    ``refs[i]`` is variable i and its slots, in the order of the single op; every
+    variable takes its gradient ``(grads[i], indices[i])`` and the same ``scalars``
+    (the single op's hyperparameters, in its order). The values are those of one
+    single op per variable; what is saved is the call and the row rule run once
+    over the rows of all of them.
+    """
+    if update not in GROUPABLE_SPARSE_UPDATES:
+        raise ValueError(f"sparse_apply_many: update must be one of "
+                         f"{sorted(GROUPABLE_SPARSE_UPDATES)}, got {update!r}")
+    n_refs = _LAYOUTS[update][0]
+    if not refs or len(grads) != len(refs) or len(indices) != len(refs) or \
+            any(len(r) != n_refs for r in refs):
+        raise ValueError(f"sparse_apply_many: {update} needs, per variable, {n_refs} "
+                         f"references, a gradient and indices; got {len(refs)} reference "
+                         f"lists, {len(grads)} gradients and {len(indices)} index vectors")
+    ref_ts = [_ref(r, what, update) for group in refs
+              for r, what in zip(group, ("var", "slot", "slot", "slot"))]
+    ins = ref_ts + [convert_to_tensor(g) for g in grads] + \
+        [convert_to_tensor(i) for i in indices] + [convert_to_tensor(s) for s in scalars]
+    return make_op("SparseApplyMany", ins, [],
+                   {"update": update, "N": len(refs), "num_refs": len(ref_ts),
+                    "use_locking": bool(use_locking)}, name=name or "SparseApplyMany")
+
+
 __all__ = [
-    "apply_ftrl", "apply_ftrl_v2", "apply_adadelta", "apply_proximal_gradient_descent",
+    "GROUPABLE_SPARSE_UPDATES", "sparse_apply_many", "apply_ftrl", "apply_ftrl_v2", "apply_adadelta", "apply_proximal_gradient_descent",
     "apply_proximal_adagrad", "apply_adagrad_da", "sparse_apply_ftrl", "sparse_apply_ftrl_v2",
     "sparse_apply_adadelta", "sparse_apply_proximal_gradient_descent",
     "sparse_apply_proximal_adagrad", "sparse_apply_adagrad_da", "sparse_apply_lazy_adam",
