@@ -1,5 +1,4 @@
-"""Graph and Operation (and Tensor, from ``framework.tensor``): the dataflow graph that
-every layer builds on."""
+"""Graph and Operation (and Tensor, from ``framework.tensor``): the dataflow graph."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import device as _device
+from tensorfleet.framework.graph_feeds import FeedFetchRules
 from tensorfleet.framework.graph_keys import GraphKeys  # noqa: F401  (re-exported)
 from tensorfleet.framework.op_registry import get_op_def
 # Re-exported: callers reach the session hook through this module as before.
@@ -115,7 +115,7 @@ class Operation:
         return f"<tf.Operation '{self.name}' type={self.type}>"
 
 
-class Graph:
+class Graph(FeedFetchRules):
     """A dataflow graph of ``Operation`` nodes, with scopes and collections."""
 
     def __init__(self) -> None:

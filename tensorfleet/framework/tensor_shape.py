@@ -105,6 +105,43 @@ class TensorShape:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
 
+    def with_rank_at_least(self, rank: int) -> "TensorShape":
+        """This shape if its rank is at least ``rank`` (or unknown); else ValueError."""
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank: int) -> "TensorShape":
+        """This shape if its rank is at most ``rank`` (or unknown); else ValueError."""
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_has_rank(self, rank: int) -> None:
+        """Raises ValueError unless the rank is ``rank`` or unknown."""
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other: Any) -> None:
+        """Raises ValueError if both ranks are known and differ."""
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and \
+                len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_fully_defined(self) -> None:
+        """Raises ValueError if the rank or a dimension is unknown."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def most_specific_compatible_shape(self, other: Any) -> "TensorShape":
+        """The shape whose known dims are those both shapes agree on (unknown rank if
+        the ranks differ or either is unknown)."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
+
     def concatenate(self, other: Any) -> "TensorShape":
         other = as_shape(other)
         if self._dims is None or other._dims is None:

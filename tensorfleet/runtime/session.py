@@ -201,6 +201,14 @@ def _warn_no_trace(target: str) -> None:
                        "(only in-process sessions record step_stats)", target)
 
 
+def _check_fetchable(graph: Any, st: Any) -> None:
+    """Raises ValueError for a fetch that ``graph.prevent_fetching`` marked."""
+    for el in list(st.tensors) + list(st.targets):
+        if not graph.is_fetchable(el):
+            name = el.op.name if isinstance(el, Tensor) else el.name
+            raise ValueError(f"Operation {name!r} has been marked as not fetchable.")
+
+
 def _timeout_of(options: Any) -> int:
     """``options.timeout_in_ms`` (``tf.RunOptions``) as a positive int, or 0 for none."""
     ms = getattr(options, "timeout_in_ms", 0) or 0
@@ -298,6 +306,8 @@ class BaseSession:
             feeds, vals = self._feeds(feed_dict)
         else:
             feeds, vals = (), ()
+        if self._graph._unfetchable:
+            _check_fetchable(self._graph, _FetchStructure(self._graph, fetches))
         timeout_ms = _timeout_of(options) if options is not None else 0
         if run_metadata is not None and getattr(options, "trace_level", 0):
             return self._run_traced(fetches, feeds, vals, timeout_ms, run_metadata)
@@ -353,6 +363,8 @@ class BaseSession:
             el = self._graph.as_graph_element(k, allow_operation=False)
         except (KeyError, ValueError, TypeError) as e:
             raise TypeError(f"Cannot interpret feed_dict key {k!r} as a Tensor: {e}") from None
+        if self._graph._unfeedable and not self._graph.is_feedable(el):
+            raise ValueError(f"Tensor {el.name} may not be fed.")
         return el  # type: ignore[return-value]
 
     def close(self) -> None:

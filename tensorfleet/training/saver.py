@@ -35,6 +35,7 @@ from tensorfleet.framework.graph_def import meta_graph_to_plain
 from tensorfleet.kernels.io_kernels import as_text, os_error, shard_filename
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.training import checkpoint_management as cm
+from tensorfleet.training.meta_graph_def import MetaGraphDef, export_meta_graph
 
 logger = logging.getLogger(__name__)
 
@@ -276,6 +277,26 @@ class Saver:
                         self._keep_hours, self._write_version)
 
     to_proto = as_saver_def
+
+    @property
+    def saver_def(self) -> SaverDef:
+        """This Saver's ``SaverDef`` (as ``as_saver_def()``)."""
+        return self.as_saver_def()
+
+    def export_meta_graph(self, filename: Optional[str] = None,
+                          collection_list: Optional[List[str]] = None, as_text: bool = False,
+                          export_scope: Optional[str] = None, clear_devices: bool = False,
+                          clear_extraneous_savers: bool = False,
+                          strip_default_attrs: bool = False,
+                          save_debug_info: bool = False) -> MetaGraphDef:
+        """``tf.train.export_meta_graph`` of this Saver's graph with its ``saver_def``."""
+        return export_meta_graph(filename, saver_def=self.saver_def,
+                                 collection_list=collection_list, as_text=as_text,
+                                 graph=self._graph or get_default_graph(),
+                                 export_scope=export_scope, clear_devices=clear_devices,
+                                 clear_extraneous_savers=clear_extraneous_savers,
+                                 strip_default_attrs=strip_default_attrs,
+                                 save_debug_info=save_debug_info)
 
     # -- saving --------------------------------------------------------------------------
     def save(self, sess: Any, save_path: str, global_step: Any = None,
