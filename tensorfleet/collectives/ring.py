@@ -39,6 +39,7 @@ import numpy as np
 from tensorfleet import errors
 from tensorfleet.collectives import algorithms
 from tensorfleet.collectives import group as _g
+from tensorfleet.collectives import shm
 from tensorfleet.collectives.grpc_link import GrpcLink
 from tensorfleet.collectives.tcp import TcpLink
 from tensorfleet.transport import buffers
@@ -127,13 +128,16 @@ class RingGroup(_g.Group):
       buffer_bytes: fixed socket buffer size (None lets the kernel tune it).
       transport: "tcp" (the raw TCP data plane, ``tcp.py``) or "grpc" (the
         project's ``RpcServer``/``RpcClient``, ``grpc_link.py``; slower).
+      shared_memory: with the "tcp" transport, let big all-reduces of ranks that
+        share a host go through shared memory (``shm.py``); the group finds out on
+        its first big all-reduce whether they do.
     """
 
     def __init__(self, addresses: Sequence[str], rank: int, name: str = "default", *,
                  token: Optional[str] = None, timeout: float = _g.DEFAULT_TIMEOUT,
                  connect_timeout: float = 120.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                  small_bytes: int = DEFAULT_SMALL_BYTES, buffer_bytes: Optional[int] = None,
-                 transport: str = "tcp"):
+                 transport: str = "tcp", shared_memory: bool = True):
         addrs, self._rank = _g.check_peers(addresses, rank)
         self._size = len(addrs)
         self.name = name
@@ -152,6 +156,7 @@ class RingGroup(_g.Group):
                 f"{list(TRANSPORTS)}")
         link_cls: LinkFactory = GrpcLink if transport == "grpc" else TcpLink
         self.transport = transport
+        self.shm = shm.SharedSegments(enabled=shared_memory and transport == "tcp")
         self.link: FrameLink = link_cls(addrs, self._rank, name, token=token,
                              connect_timeout=connect_timeout, is_failed=self._failed,
                              buffer_bytes=buffer_bytes)
@@ -341,7 +346,10 @@ class RingGroup(_g.Group):
         t = self._timeout(timeout)
 
         def run(seq: int) -> np.ndarray:
-            algorithms.all_reduce(self, seq, src.reshape(-1), out.reshape(-1), red, comp, t)
+            flat_src, flat_out = src.reshape(-1), out.reshape(-1)
+            if not (shm.usable(self, src, comp)
+                    and shm.all_reduce(self, seq, flat_src, flat_out, red, t)):
+                algorithms.all_reduce(self, seq, flat_src, flat_out, red, comp, t)
             return out
         return self._submit(run)
 
@@ -401,6 +409,7 @@ class RingGroup(_g.Group):
         self._sender.stop()
         self._reducer.stop()
         self.link.close()
+        self.shm.close()
 
 
 __all__ = ["RingGroup", "DEFAULT_CHUNK_BYTES", "DEFAULT_SMALL_BYTES", "TRANSPORTS"]
