@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import ssl
 import subprocess
+import sys
 import threading
 import time
 
@@ -225,3 +227,55 @@ def test_a_tls_cluster_of_servers_runs_a_step_across_tasks(tls_cert):
     finally:
         for s in servers:
             s.stop()
+
+
+CLIENT_SCRIPT = """
+import sys
+import numpy as np
+import tensorfleet as tf
+with tf.device("/job:ps/task:0"):
+    v = tf.Variable(np.ones(4, np.float32), name="v")
+with tf.device("/job:worker/task:0"):
+    step = tf.assign_add(v, tf.fill([4], 2.0))
+with tf.Session(sys.argv[1]) as sess:
+    sess.run(v.initializer)
+    sess.run(step)
+    print("value", sess.run(v).tolist(), flush=True)
+"""
+
+
+def test_a_client_in_its_own_process_reaches_a_tls_cluster_from_the_environment(
+        tls_cert, tmp_path, monkeypatch):
+    """The seeds' layout (servers, then a separate client process) with TLS: the client
+    takes its CA from $TENSORFLEET_TLS_CA_FILE."""
+    cert, key = tls_cert
+    ports = free_ports(2)
+    spec = tf.train.ClusterSpec({"ps": [f"localhost:{ports[0]}"],
+                                 "worker": [f"localhost:{ports[1]}"]})
+    servers = [tf.train.Server(spec, job, 0, token=TOKEN,
+                               credentials=auth.server_credentials(cert, key),
+                               channel_credentials=auth.channel_credentials(ca_file=cert))
+               for job in ("ps", "worker")]
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT_SCRIPT)
+    env = dict(os.environ, TENSORFLEET_TOKEN=TOKEN,
+               TENSORFLEET_TLS_CA_FILE=cert)
+    try:
+        proc = subprocess.run([sys.executable, str(script), servers[1].target],
+                              env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        for s in servers:
+            s.stop()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "value [3.0, 3.0, 3.0, 3.0]" in proc.stdout
+    # Unset, a client stays plaintext; set, the same files give the same credentials.
+    monkeypatch.delenv(auth.TLS_CA_ENV, raising=False)
+    monkeypatch.delenv(auth.TLS_CERT_ENV, raising=False)
+    monkeypatch.delenv(auth.TLS_KEY_ENV, raising=False)
+    assert auth.channel_credentials_from_env() is None
+    monkeypatch.setenv(auth.TLS_CA_ENV, cert)
+    first = auth.channel_credentials_from_env()
+    assert first is not None and auth.channel_credentials_from_env() is first
+    monkeypatch.setenv(auth.TLS_CERT_ENV, cert)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="both cert_file and key_file"):
+        auth.channel_credentials_from_env()

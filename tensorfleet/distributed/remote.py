@@ -14,7 +14,7 @@ from tensorfleet.framework.graph import Graph, Operation, Tensor
 from tensorfleet.framework.serialization import graph_to_plain
 from tensorfleet.runtime import process
 from tensorfleet.runtime.session import register_session_factory
-from tensorfleet.transport import RpcClient
+from tensorfleet.transport import RpcClient, auth
 
 # Steps may block for a long time by design (a queue dequeue, a synchronous
 # replica waiting for its peers); control calls should answer quickly.
@@ -41,6 +41,15 @@ def client_for(address: str, token: Optional[str] = None, credentials: Any = Non
             c = clients.by_key[key] = RpcClient(address, protocol.SERVICE, token=token,
                                                 credentials=credentials)
         return c
+
+
+def _session_client(address: str, server: Any = None) -> RpcClient:
+    """The client of a session's master: with the TLS credentials of the server in
+    this process, else those of ``$TENSORFLEET_TLS_CA_FILE`` and friends, else none."""
+    credentials = getattr(server, "_channel_credentials", None) if server is not None else None
+    if credentials is None:
+        credentials = auth.channel_credentials_from_env()
+    return client_for(address, credentials=credentials)
 
 
 class RemoteWorker:
@@ -158,8 +167,8 @@ class GrpcSessionBackend:
         self.graph = graph
         self.config = config if config is not None else ConfigProto()
         address = _address(target)
-        self.client = client_for(address)
         server = process.current().local_servers.get(address)
+        self.client = _session_client(address, server)
         self._master = server.master if server is not None else None
         self.handle: Optional[str] = None
         self._sent = 0
@@ -232,8 +241,9 @@ class GrpcSessionBackend:
 
 def reset_target(target: str, containers: Optional[List[str]], config: Any = None) -> None:
     """``tf.Session.reset``: clears resource containers on every task of the cluster."""
-    client_for(_address(target)).call("Reset", {"containers": containers or []}, [],
-                                      timeout=CONTROL_TIMEOUT)
+    address = _address(target)
+    client = _session_client(address, process.current().local_servers.get(address))
+    client.call("Reset", {"containers": containers or []}, [], timeout=CONTROL_TIMEOUT)
 
 
 register_session_factory("grpc://", GrpcSessionBackend, reset_target)

@@ -19,9 +19,10 @@ import logging
 import os
 import secrets
 import ssl
+import threading
 import urllib.parse
 import weakref
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import grpc
 
@@ -225,6 +226,31 @@ def channel_credentials(ca_file: Optional[str] = None, cert_file: Optional[str] 
         context.load_default_certs(ssl.Purpose.SERVER_AUTH)
     _SIDE_CHANNEL_TLS[credentials] = context
     return credentials
+
+
+# A client in a process of its own (``tf.Session("grpc://...")`` against a TLS
+# cluster) finds its TLS files here, as gRPC's own tools take theirs from the environment.
+TLS_CA_ENV = "TENSORFLEET_TLS_CA_FILE"
+TLS_CERT_ENV = "TENSORFLEET_TLS_CERT_FILE"
+TLS_KEY_ENV = "TENSORFLEET_TLS_KEY_FILE"
+_ENV_CREDENTIALS: Dict[Tuple[Optional[str], ...], grpc.ChannelCredentials] = {}
+_ENV_LOCK = threading.Lock()
+
+
+def channel_credentials_from_env() -> Optional[grpc.ChannelCredentials]:
+    """``channel_credentials`` of ``$TENSORFLEET_TLS_CA_FILE`` (and, for mutual TLS,
+    ``$TENSORFLEET_TLS_CERT_FILE`` and ``$TENSORFLEET_TLS_KEY_FILE``); None when none
+    is set (plaintext). The same files give the same credentials object, so clients
+    and their side-channel connections are shared."""
+    files = tuple(os.environ.get(name) or None for name in (TLS_CA_ENV, TLS_CERT_ENV,
+                                                             TLS_KEY_ENV))
+    if files == (None, None, None):
+        return None
+    with _ENV_LOCK:
+        creds = _ENV_CREDENTIALS.get(files)
+        if creds is None:
+            creds = _ENV_CREDENTIALS[files] = channel_credentials(*files)
+        return creds
 
 
 def _context(protocol: int, cert_file: Optional[str], key_file: Optional[str],
