@@ -93,8 +93,9 @@ def usable(g: Any, src: np.ndarray, compression: Optional[str]) -> bool:
 
 def all_reduce(g: Any, seq: int, src: np.ndarray, dst: np.ndarray, reduction: str,
                timeout: float) -> bool:
-    """Reduces flat ``src`` into flat ``dst`` through shared memory; False (nothing
-    done, nothing sent) if the group cannot use it, so the caller takes the ring."""
+    """Reduces flat ``src`` into flat ``dst`` through shared memory. False if the group
+    cannot use it (every rank learns that in the same set-up exchange), so the caller
+    takes the ring; ``dst`` is then untouched."""
     seg: SharedSegments = g.shm
     algorithms._set_header(g, seq, "all_reduce", src.size)
     if seg.capacity < src.nbytes and not _set_up(g, seg, src.nbytes, timeout):
@@ -210,14 +211,15 @@ def _open_peer(msg: np.ndarray, size: int) -> Optional[mmap.mmap]:
     if not _NAME_RE.fullmatch(name):
         return None
     try:
-        fd = os.open(os.path.join(SHM_DIR, name), os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(os.path.join(SHM_DIR, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None  # another host's rank, most likely
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size != size or st.st_uid != os.getuid():
             return None
-        m = mmap.mmap(fd, size)
+        # Read-only: a rank only ever reads its peers' segments.
+        m = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     except OSError:
         return None
     finally:
