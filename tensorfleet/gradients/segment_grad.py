@@ -9,6 +9,7 @@ the zero row gets a gradient (the product of the rest), with two or more none do
 
 from __future__ import annotations
 
+import functools
 from typing import Any, List, Optional
 
 from tensorfleet import dtypes as _dtypes
@@ -87,31 +88,11 @@ def _prod_grad(op: Operation, grad: Any, unsorted: bool) -> List[Optional[Any]]:
     return [_gather(grad, ids, unsorted) * others, None] + ([None] if unsorted else [])
 
 
-@register_gradient("SegmentMax")
-def _segment_max_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _extreme_grad(op, grad, False)
-
-
-@register_gradient("SegmentMin")
-def _segment_min_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _extreme_grad(op, grad, False)
-
-
-@register_gradient("UnsortedSegmentMax")
-def _unsorted_max_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _extreme_grad(op, grad, True)
-
-
-@register_gradient("UnsortedSegmentMin")
-def _unsorted_min_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _extreme_grad(op, grad, True)
-
-
-@register_gradient("SegmentProd")
-def _segment_prod_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _prod_grad(op, grad, False)
-
-
-@register_gradient("UnsortedSegmentProd")
-def _unsorted_prod_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
-    return _prod_grad(op, grad, True)
+# The sorted and unsorted forms share their gradient; it only gathers differently.
+for _type, _rule, _unsorted in (("SegmentMax", _extreme_grad, False),
+                                ("SegmentMin", _extreme_grad, False),
+                                ("UnsortedSegmentMax", _extreme_grad, True),
+                                ("UnsortedSegmentMin", _extreme_grad, True),
+                                ("SegmentProd", _prod_grad, False),
+                                ("UnsortedSegmentProd", _prod_grad, True)):
+    register_gradient(_type)(functools.partial(_rule, unsorted=_unsorted))

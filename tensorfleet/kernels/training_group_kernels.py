@@ -80,13 +80,6 @@ def _batches(members: Sequence[_Member]) -> List[List[_Member]]:
 
 
 def _apply_batch(batch: Sequence[_Member], rule: Callable[..., None], hyper: tuple) -> None:
-    if len(batch) == 1:
-        m = batch[0]
-        blocks = [a[m.idx] for a in m.arrays]
-        rule(*blocks, m.g, *hyper)
-        for a, b in zip(m.arrays, blocks):
-            a[m.idx] = b
-        return
     first = batch[0].arrays[0]
     rows = sum(m.idx.size for m in batch)
     blocks = [np.empty((rows,) + first.shape[1:], dtype=a.dtype) for a in batch[0].arrays]

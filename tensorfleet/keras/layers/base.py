@@ -330,4 +330,38 @@ def Input(shape: Any = None, batch_size: Optional[int] = None,  # noqa: N802  (K
     return layer._inbound_nodes[0].output_tensors[0]
 
 
-__all__ = ["Layer", "Node", "InputLayer", "Input", "to_list", "unpack"]
+class WrappingLayer(Layer):
+    """A layer whose weights are those of the layers (or cells) it wraps, in the order
+    ``_wrapped()`` lists them; frozen (``trainable=False``), they all count as
+    non-trainable."""
+
+    def _wrapped(self) -> List[Any]:
+        """The wrapped layers or cells."""
+        return []
+
+    @property
+    def trainable_weights(self) -> List[Any]:  # type: ignore[override]
+        """The wrapped layers' trainable weights."""
+        if not self.trainable:
+            return []
+        return [w for inner in self._wrapped() for w in inner.trainable_weights]
+
+    @property
+    def non_trainable_weights(self) -> List[Any]:  # type: ignore[override]
+        """The wrapped layers' other weights (all of them, when frozen)."""
+        if self.trainable:
+            return [w for inner in self._wrapped() for w in inner.non_trainable_weights]
+        return [w for inner in self._wrapped()
+                for w in list(inner.trainable_weights) + list(inner.non_trainable_weights)]
+
+    @property
+    def weights(self) -> List[Any]:  # type: ignore[override]
+        """Every weight of the wrapped layers."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+
+__all__ = ["Layer", "WrappingLayer", "Node", "InputLayer", "Input", "to_list", "unpack"]

@@ -17,7 +17,7 @@ from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import backend as K
 from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
-from tensorfleet.keras.layers.base import Layer, to_list
+from tensorfleet.keras.layers.base import Layer, WrappingLayer, to_list
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import embedding_ops as E
 from tensorfleet.ops import math_ops as M
@@ -251,7 +251,7 @@ class Permute(Layer):
         return A.transpose(inputs, [0, *self.dims])
 
 
-class TimeDistributed(Layer):
+class TimeDistributed(WrappingLayer):
     """Applies ``layer`` to every time step of [batch, time, ...] inputs (one set of
     weights for all steps), by folding time into the batch."""
 
@@ -262,26 +262,8 @@ class TimeDistributed(Layer):
         super().__init__(**kwargs)
         self.layer = layer
 
-    @property
-    def trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """The wrapped layer's trainable weights."""
-        return self.layer.trainable_weights if self.trainable else []
-
-    @property
-    def non_trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """The wrapped layer's other weights."""
-        if self.trainable:
-            return self.layer.non_trainable_weights
-        return self.layer.weights
-
-    @property
-    def weights(self) -> List[Any]:  # type: ignore[override]
-        """Every weight of the wrapped layer."""
-        return self.trainable_weights + self.non_trainable_weights
-
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-    variables = weights
+    def _wrapped(self) -> List[Any]:
+        return [self.layer]
 
     @property
     def losses(self) -> List[Any]:  # type: ignore[override]

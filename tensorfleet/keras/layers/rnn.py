@@ -21,7 +21,7 @@ from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.backend_math import concatenate
-from tensorfleet.keras.layers.base import Layer, to_list
+from tensorfleet.keras.layers.base import Layer, WrappingLayer, to_list
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
@@ -210,7 +210,7 @@ class _StepAdapter:
         return out, tuple(new)
 
 
-class RNN(Layer):
+class RNN(WrappingLayer):
     """Runs a cell over [batch, time, features] inputs.
 
     ``return_sequences`` gives every step's output (else the last);
@@ -247,26 +247,8 @@ class RNN(Layer):
         """How many state tensors the cell carries."""
         return len(to_list(self.cell.state_size))
 
-    @property
-    def trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """The cell's trainable weights."""
-        return self.cell.trainable_weights if self.trainable else []
-
-    @property
-    def non_trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """The cell's other weights."""
-        if self.trainable:
-            return self.cell.non_trainable_weights
-        return self.cell.trainable_weights + self.cell.non_trainable_weights
-
-    @property
-    def weights(self) -> List[Any]:  # type: ignore[override]
-        """Every weight of the cell."""
-        return self.trainable_weights + self.non_trainable_weights
-
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-    variables = weights
+    def _wrapped(self) -> List[Any]:
+        return [self.cell]
 
     @property
     def losses(self) -> List[Any]:  # type: ignore[override]
@@ -361,7 +343,7 @@ class LSTM(_CellLayer):
     _cell, _cell_name = LSTMCell, "lstm_cell"
 
 
-class Bidirectional(Layer):
+class Bidirectional(WrappingLayer):
     """Runs a recurrent layer forwards and a copy of it backwards, merging the outputs
     with ``merge_mode``: ``'concat'`` (default), ``'sum'``, ``'mul'``, ``'ave'`` or None
     (a list of both)."""
@@ -388,29 +370,8 @@ class Bidirectional(Layer):
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
 
-    @property
-    def trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """Forward then backward trainable weights."""
-        if not self.trainable:
-            return []
-        return self.forward_layer.trainable_weights + self.backward_layer.trainable_weights
-
-    @property
-    def non_trainable_weights(self) -> List[Any]:  # type: ignore[override]
-        """Forward then backward other weights."""
-        if self.trainable:
-            return (self.forward_layer.non_trainable_weights
-                    + self.backward_layer.non_trainable_weights)
-        return self.forward_layer.weights + self.backward_layer.weights
-
-    @property
-    def weights(self) -> List[Any]:  # type: ignore[override]
-        """Every weight of both directions."""
-        return self.trainable_weights + self.non_trainable_weights
-
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-    variables = weights
+    def _wrapped(self) -> List[Any]:
+        return [self.forward_layer, self.backward_layer]
 
     @property
     def losses(self) -> List[Any]:  # type: ignore[override]
