@@ -1,7 +1,9 @@
 """Checkpoint bookkeeping: the index of a checkpoint, the ``checkpoint`` state file,
 finding the latest checkpoint and reading variables out of one.
 
-A checkpoint with prefix ``dir/model.ckpt-100`` is
+Checkpoints are written in TensorFlow's tensor-bundle format (``dir/model.ckpt-100.index``
+and ``.data-0000i-of-0000n`` files, see ``checkpoint_bundle``), which TensorFlow's own
+tools read. Checkpoints of earlier releases, in the layout below, are still read:
 
 * ``dir/model.ckpt-100-0000i-of-0000n.safetensors``: one shard per task that
   holds variables, tensors named by variable op names (plain safetensors);
@@ -10,7 +12,7 @@ A checkpoint with prefix ``dir/model.ckpt-100`` is
   (indexes written without one are still read);
 * optionally ``dir/model.ckpt-100.meta``: the graph, as plain-data JSON.
 
-The index is written last, to a temporary name that is then renamed, and the
+Either way, the index is written last, to a temporary name that is then renamed, and the
 ``checkpoint`` state file (TensorFlow's text format) is rewritten only after
 that: a crash at any point leaves ``latest_checkpoint`` naming a complete one.
 
@@ -37,9 +39,11 @@ from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.kernels.atomic_file import atomic_write
 from tensorfleet.kernels.io_kernels import check_restored, os_error, read_shard
+from tensorfleet.training import checkpoint_bundle as bundle
 
 logger = logging.getLogger(__name__)
 
+# The index of a safetensors checkpoint (earlier releases); a bundle's is ``.index``.
 INDEX_SUFFIX = ".index.json"
 INDEX_FORMAT = "tensorfleet-checkpoint"
 INDEX_VERSION = 1
@@ -49,7 +53,15 @@ DEFAULT_STATE_FILENAME = "checkpoint"
 
 
 def index_path(prefix: str) -> str:
-    """The index file of checkpoint ``prefix``."""
+    """The index file of checkpoint ``prefix``: its ``.index`` (tensor bundle), or its
+    ``.index.json`` when only that exists (a safetensors checkpoint)."""
+    legacy = prefix + INDEX_SUFFIX
+    if not os.path.exists(bundle.index_path(prefix)) and os.path.exists(legacy):
+        return legacy
+    return bundle.index_path(prefix)
+
+
+def _legacy_index_path(prefix: str) -> str:
     return prefix + INDEX_SUFFIX
 
 
@@ -116,8 +128,8 @@ def _corrupt_index(path: str, why: str) -> errors.DataLossError:
 
 
 def write_index(index: CheckpointIndex) -> str:
-    """Atomically writes the index of ``index.prefix``; returns its path."""
-    path = index_path(index.prefix)
+    """Atomically writes the (safetensors) index of ``index.prefix``; returns its path."""
+    path = _legacy_index_path(index.prefix)
     try:
         atomic_write(path, index.to_json())
     except OSError as e:
@@ -125,14 +137,17 @@ def write_index(index: CheckpointIndex) -> str:
     return path
 
 
-def read_index(prefix: str) -> CheckpointIndex:
-    """Reads and validates the index of checkpoint ``prefix``.
+def read_index(prefix: str) -> Any:
+    """Reads and validates the index of checkpoint ``prefix``: a ``BundleIndex`` for a
+    tensor-bundle checkpoint, a ``CheckpointIndex`` for a safetensors one.
 
     Raises:
       NotFoundError: no checkpoint has this prefix (naming the path looked for).
-      DataLossError: the index is not a well-formed tensorfleet checkpoint index.
+      DataLossError: the index is not a well-formed checkpoint index.
     """
     path = index_path(prefix)
+    if path != _legacy_index_path(prefix):
+        return bundle.read_index(prefix)
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -183,7 +198,7 @@ def read_index(prefix: str) -> CheckpointIndex:
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """Whether a checkpoint with this prefix has been completely written."""
+    """Whether a checkpoint with this prefix has been completely written (has an index)."""
     return os.path.isfile(index_path(checkpoint_prefix))
 
 
@@ -488,6 +503,12 @@ class CheckpointReader:
         self._index = read_index(checkpoint_prefix)
         self._cache: Dict[str, Dict[str, np.ndarray]] = {}
 
+    def debug_string(self) -> bytes:
+        """One line per tensor: name, dtype and shape."""
+        dts = self.get_variable_to_dtype_map()
+        return "".join(f"{n} ({dts[n].name}) {s}\n" for n, s in
+                       sorted(self.get_variable_to_shape_map().items())).encode()
+
     def get_variable_to_shape_map(self) -> Dict[str, List[int]]:
         return {n: self._index.shape(n) for n in self._index.tensors}
 
@@ -504,6 +525,9 @@ class CheckpointReader:
           NotFoundError: no such tensor. DataLossError: the shard is damaged.
         """
         name = _strip(name)
+        if isinstance(self._index, bundle.BundleIndex):
+            value = self._index.read(name)
+            return value
         path, sha, size = self._index.locate(name)
         if path not in self._cache:
             self._cache[path] = read_shard(path, sha, size)

@@ -1,0 +1,90 @@
+"""Writes the TensorFlow checkpoint fixtures of tests/training/test_checkpoint_interop.py,
+and checks checkpoints written by tensorfleet in TensorFlow.
+
+Run with a TensorFlow 2.x interpreter, from the repository root:
+
+  python tests/data/tf_files/make_fixtures.py write            # regenerate the fixtures
+  python tests/data/tf_files/make_fixtures.py check DIR        # read tensorfleet's checkpoint
+
+``write`` trains the interop model (interop_model.py) three Adam steps under
+``compat.v1``, saves it with ``tf.compat.v1.train.Saver`` to tf_ckpt/, and stores
+in expected.npz the batch, the predictions of the saved model and every variable
+(slots and beta powers included) after one more step. ``check`` restores the
+newest checkpoint in DIR (written by tensorfleet, see
+write_tensorfleet_checkpoint.py) into the same model built by TensorFlow and
+compares its predictions with the ones tensorfleet stored beside it.
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import interop_model as m  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+v1 = tf.compat.v1
+
+
+def write() -> None:
+    out = os.path.join(HERE, "tf_ckpt")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    g = tf.Graph()
+    with g.as_default():
+        t = m.build(v1)
+        saver = v1.train.Saver()
+        x, ids, labels = m.batch(0)
+        feed = {t["x"]: x, t["ids"]: ids, t["labels"]: labels}
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for _ in range(3):
+                sess.run(t["train"], feed)
+            # Relative paths, so the fixture directory can move.
+            saver.save(sess, os.path.join(out, "model.ckpt"), global_step=3)
+            ckpt_state = os.path.join(out, "checkpoint")
+            with open(ckpt_state, "w") as f:
+                f.write('model_checkpoint_path: "model.ckpt-3"\n'
+                        'all_model_checkpoint_paths: "model.ckpt-3"\n')
+            preds = sess.run(t["logits"], feed)
+            sess.run(t["train"], feed)
+            after = {v.op.name: sess.run(v) for v in v1.global_variables()}
+    np.savez(os.path.join(HERE, "expected.npz"), x=x, ids=ids, labels=labels, preds=preds,
+             **{"after/" + k: v for k, v in after.items()})
+    os.remove(os.path.join(out, "model.ckpt-3.meta"))
+    print("wrote", sorted(os.listdir(out)), "and expected.npz with",
+          len(after), "variables after the next step")
+
+
+def check(directory: str) -> None:
+    expected = np.load(os.path.join(directory, "tensorfleet_expected.npz"))
+    prefix = tf.train.latest_checkpoint(directory)
+    reader = tf.train.load_checkpoint(prefix)
+    names = sorted(reader.get_variable_to_shape_map())
+    g = tf.Graph()
+    with g.as_default():
+        t = m.build(v1)
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, prefix)
+            feed = {t["x"]: expected["x"], t["ids"]: expected["ids"]}
+            preds = sess.run(t["logits"], feed)
+    diff = float(np.max(np.abs(preds - expected["preds"])))
+    print(f"TensorFlow {tf.__version__} restored {prefix} ({len(names)} tensors: "
+          f"{', '.join(names)})")
+    print(f"max |TensorFlow prediction - tensorfleet prediction| = {diff:.3g}")
+    if not np.allclose(preds, expected["preds"], rtol=1e-5, atol=1e-5):
+        sys.exit("MISMATCH")
+    print("OK")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "write":
+        write()
+    elif len(sys.argv) == 3 and sys.argv[1] == "check":
+        check(sys.argv[2])
+    else:
+        sys.exit(__doc__)
