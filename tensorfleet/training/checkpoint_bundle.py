@@ -163,16 +163,19 @@ def encode_tensor(value: Any) -> Tuple[_dtypes.DType, List[int], bytes, int]:
     if arr.dtype == object or arr.dtype.kind in "SU":
         flat = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in arr.reshape(-1)]
         lengths = b"".join(sst.put_varint(len(v)) for v in flat)
-        # The checksum covers each length as a fixed64, then the masked checksum of
-        # those lengths as stored, then the bytes.
-        crc = _crc32c.crc32c(b"".join(struct.pack("<Q", len(v)) for v in flat))
-        tail = struct.pack("<I", _mask(crc))
-        body = b"".join(flat)
-        crc = _crc32c.crc32c(body, _crc32c.crc32c(tail, crc))
-        return _dtypes.string, list(arr.shape), lengths + tail + body, _mask(crc)
+        tail = struct.pack("<I", _mask(_crc32c.crc32c(_lengths32(flat))))
+        data = lengths + tail + b"".join(flat)
+        return _dtypes.string, list(arr.shape), data, string_crc(arr)
     dt = _dtypes.as_dtype(arr.dtype)
     data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
     return dt, list(arr.shape), data, sst.masked_crc32c(data)
+
+
+def _lengths32(flat: Sequence[bytes]) -> bytes:
+    if any(len(v) > 0xFFFFFFFF for v in flat):
+        raise errors.InvalidArgumentError(None, None, "a string element of 4 GiB or more "
+                                          "cannot be saved in a checkpoint")
+    return b"".join(struct.pack("<I", len(v)) for v in flat)
 
 
 def _mask(crc: int) -> int:
@@ -258,12 +261,25 @@ def read_entry(prefix: str, entry: Any, num_shards: int, what: str) -> np.ndarra
     if len(data) != entry.size:
         raise errors.DataLossError(None, None, f"Checkpoint data file {path} changed while "
                                    f"being read")
-    got = sst.masked_crc32c(data)
+    where = f"Checkpoint data file {path}, tensor {what}"
+    value = decode_tensor(data, dtype, shape, where)
+    got = string_crc(value) if dtype is _dtypes.string else sst.masked_crc32c(data)
     if got != entry.crc32c:
         raise errors.DataLossError(None, None, f"Checkpoint data file {path} is corrupt: tensor "
                                    f"{what} fails its CRC-32C check (masked {got:#010x}, the "
                                    f"index records {entry.crc32c:#010x})")
-    return decode_tensor(data, dtype, shape, f"Checkpoint data file {path}, tensor {what}")
+    return value
+
+
+def string_crc(value: np.ndarray) -> int:
+    """The masked checksum a bundle records for a string tensor: over each element's
+    length as a fixed32, the masked checksum of those lengths, then the bytes."""
+    flat = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in value.reshape(-1)]
+    crc = _crc32c.crc32c(_lengths32(flat))
+    crc = _crc32c.crc32c(struct.pack("<I", _mask(crc)), crc)
+    for v in flat:
+        crc = _crc32c.crc32c(v, crc)
+    return _mask(crc)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -458,15 +474,12 @@ def read_index(prefix: str) -> BundleIndex:
     """
     path = index_path(prefix)
     try:
-        table = sst.read_table_file(path)
+        table = sst.read_table_file(path, "Checkpoint index")
     except errors.NotFoundError:
         raise errors.NotFoundError(
             None, None, f"Failed to find any matching files for {prefix}: no checkpoint "
             f"index {path}. Pass the checkpoint prefix (like 'dir/model.ckpt-100'), e.g. "
             f"from tf.train.latest_checkpoint(dir).") from None
-    except errors.DataLossError as e:
-        raise errors.DataLossError(None, None, f"Checkpoint index {path} is corrupt: "
-                                   f"{e.message}") from None
     raw = table.get(HEADER_KEY)
     if raw is None:
         raise errors.DataLossError(None, None, f"Checkpoint index {path} has no header entry")

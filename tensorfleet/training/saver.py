@@ -26,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import time
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -397,33 +398,49 @@ class Saver:
         if self._is_empty:
             return None
         # Saving again to a prefix that already has a checkpoint (the same step twice)
-        # rewrites the data files its index names. Its index goes first, so that a
-        # crash midway leaves no index pointing at half-replaced data: the state file's
-        # readers then fall back to the previous checkpoint.
+        # must not overwrite the files its index names before the new checkpoint is
+        # complete: it is written whole under a temporary prefix, then its data files
+        # and last its index are renamed over the old ones. A failure before that leaves
+        # the old checkpoint as it was; a crash amid the renames leaves data that fails
+        # the old index's checksums, which restore reports and falls back from.
         legacy: List[str] = []
+        staging = prefix
         if cm.checkpoint_exists(prefix):
             try:
                 old = cm.read_index(prefix)
+                directory = os.path.dirname(prefix)
+                # Files of the old checkpoint that the new one does not overwrite.
+                legacy = [os.path.join(directory, f) for f in old.shards]
                 if not isinstance(old, bundle.BundleIndex):
-                    legacy = [old.shard_path(f) for f in old.shards] + [cm.index_path(prefix)]
+                    legacy.append(cm.index_path(prefix))
             except errors.OpError:
                 pass
-            _remove_quietly([bundle.index_path(prefix)])
+            staging = f"{prefix}.tmp-{secrets.token_hex(4)}"
         n = len(self._groups)
-        written = [bundle.data_filename(prefix, i, n) for i in range(n)]
+        legacy = [f for f in legacy if f not in
+                  {bundle.data_filename(prefix, i, n) for i in range(n)}]
+        written = [bundle.data_filename(staging, i, n) for i in range(n)]
         try:
-            entries = self._write_shards(sess, prefix)
+            entries = self._write_shards(sess, staging)
             data = bundle.build_index(n, entries)
+            index_file = bundle.index_path(staging)
             try:
-                cm.atomic_write(bundle.index_path(prefix), data)
+                cm.atomic_write(index_file, data)
             except OSError as e:
-                raise os_error(e, f"Failed to write checkpoint index "
-                               f"{bundle.index_path(prefix)}") from None
+                raise os_error(e, f"Failed to write checkpoint index {index_file}") from None
         except (errors.OpError, OSError):
             # No index names these files: remove them, so that a full disk gets its
             # space back and nothing half-saved lies next to the intact checkpoints.
             _remove_quietly(written)
             raise
+        if staging != prefix:
+            try:
+                for i in range(n):
+                    os.replace(written[i], bundle.data_filename(prefix, i, n))
+                os.replace(bundle.index_path(staging), bundle.index_path(prefix))
+            except OSError as e:
+                _remove_quietly(written + [bundle.index_path(staging)])
+                raise os_error(e, f"Failed to replace checkpoint {prefix}") from None
         _remove_quietly(legacy)
         if write_state:
             self._record_last_checkpoint(prefix)

@@ -294,28 +294,28 @@ def parse_table(data: bytes) -> Dict[bytes, bytes]:
     return out
 
 
-def read_table_file(path: str) -> Dict[bytes, bytes]:
+def read_table_file(path: str, what: str = "Table") -> Dict[bytes, bytes]:
     """``parse_table`` of the file at ``path``.
 
     Raises:
       NotFoundError: no such file. DataLossError: the file is damaged or too large,
-      naming it.
+      naming it (as ``what``, e.g. "Checkpoint index").
     """
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size > MAX_TABLE_BYTES:
-                raise errors.DataLossError(None, None, f"Table {path} is {size} bytes, more "
-                                           f"than the {MAX_TABLE_BYTES} an index may hold")
+                raise errors.DataLossError(None, None, f"{what} {path} is {size} bytes, more "
+                                           f"than the {MAX_TABLE_BYTES} a table may hold")
             data = f.read(size + 1)
     except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"No such table file {path}") from None
+        raise errors.NotFoundError(None, None, f"{what} {path} does not exist") from None
     except OSError as e:
         raise errors.UnknownError(None, None, f"Failed to read {path}: {e}") from None
     try:
         return parse_table(data)
     except TableError as e:
-        raise errors.DataLossError(None, None, f"Table {path} is corrupt: {e}") from None
+        raise errors.DataLossError(None, None, f"{what} {path} is corrupt: {e}") from None
 
 
 __all__ = ["MAGIC", "masked_crc32c", "unmask_crc32c", "put_varint", "get_varint",
