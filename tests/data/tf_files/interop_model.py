@@ -15,6 +15,16 @@ CLASSES = 3
 BATCH = 8
 
 
+# What make_fixtures.py saves to tf_dtypes/ck: one tensor of each dtype both have.
+DTYPE_VALUES = {
+    "f16": np.array([1.5, -2.25], np.float16), "f64": np.array([[1e300, -0.5]], np.float64),
+    "i8": np.array([-128, 127], np.int8), "u8": np.array([0, 255], np.uint8),
+    "i16": np.array([-300], np.int16), "u16": np.array([65535], np.uint16),
+    "i32": np.array(-7, np.int32), "i64": np.array([[1 << 40], [-1]], np.int64),
+    "b": np.array([True, False, True]), "s": np.array([b"hello", b"", b"x" * 300], object),
+}
+
+
 def batch(seed: int):
     """A fixed batch ``(images, ids, labels)``."""
     rng = np.random.RandomState(seed)

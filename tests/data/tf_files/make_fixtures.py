@@ -9,7 +9,9 @@ Run with a TensorFlow 2.x interpreter, from the repository root:
 ``write`` trains the interop model (interop_model.py) three Adam steps under
 ``compat.v1``, saves it with ``tf.compat.v1.train.Saver`` to tf_ckpt/, and stores
 in expected.npz the batch, the predictions of the saved model and every variable
-(slots and beta powers included) after one more step. ``check`` restores the
+(slots and beta powers included) after one more step. It also writes
+tf_dtypes/ck: one tensor of each dtype tensorfleet has, and two small slices of a
+huge tensor (offsets whose slice keys take several bytes). ``check`` restores the
 newest checkpoint in DIR (written by tensorfleet, see
 write_tensorfleet_checkpoint.py) into the same model built by TensorFlow and
 compares its predictions with the ones tensorfleet stored beside it.
@@ -59,6 +61,20 @@ def write() -> None:
           len(after), "variables after the next step")
 
 
+def write_dtypes() -> None:
+    out = os.path.join(HERE, "tf_dtypes")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    names = sorted(m.DTYPE_VALUES) + ["huge", "huge"]
+    specs = [""] * len(m.DTYPE_VALUES) + ["1000000 1 0,2:0,1", "1000000 1 500000,2:0,1"]
+    # SaveV2 takes one dtype for all tensors only through the list, so each is its own.
+    tensors = [tf.constant(m.DTYPE_VALUES[n]) for n in sorted(m.DTYPE_VALUES)]
+    tensors += [tf.constant([[1.0], [2.0]]), tf.constant([[3.0], [4.0]])]
+    tf.raw_ops.SaveV2(prefix=os.path.join(out, "ck"), tensor_names=names,
+                      shape_and_slices=specs, tensors=tensors)
+    print("wrote", sorted(os.listdir(out)))
+
+
 def check(directory: str) -> None:
     expected = np.load(os.path.join(directory, "tensorfleet_expected.npz"))
     prefix = tf.train.latest_checkpoint(directory)
@@ -84,6 +100,7 @@ def check(directory: str) -> None:
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "write":
         write()
+        write_dtypes()
     elif len(sys.argv) == 3 and sys.argv[1] == "check":
         check(sys.argv[2])
     else:
