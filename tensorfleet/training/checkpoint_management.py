@@ -33,12 +33,14 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from google.protobuf import text_format
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.kernels.atomic_file import atomic_write
 from tensorfleet.kernels.io_kernels import check_restored, os_error, read_shard
+from tensorfleet.protos import checkpoint_state_pb2
 from tensorfleet.training import checkpoint_bundle as bundle
 
 logger = logging.getLogger(__name__)
@@ -249,16 +251,19 @@ class CheckpointState:
         self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps or [])
         self.last_preserved_timestamp = last_preserved_timestamp
 
-    def to_text(self) -> str:
-        """The text-format serialization that TensorFlow also reads."""
-        lines = [f"model_checkpoint_path: {_quote(self.model_checkpoint_path)}"]
-        lines += [f"all_model_checkpoint_paths: {_quote(p)}"
-                  for p in self.all_model_checkpoint_paths]
-        lines += [f"all_model_checkpoint_timestamps: {t!r}"
-                  for t in self.all_model_checkpoint_timestamps]
+    def to_proto(self) -> Any:
+        """This state as a ``CheckpointState`` protobuf message."""
+        msg = checkpoint_state_pb2.CheckpointState(
+            model_checkpoint_path=self.model_checkpoint_path,
+            all_model_checkpoint_paths=self.all_model_checkpoint_paths,
+            all_model_checkpoint_timestamps=self.all_model_checkpoint_timestamps)
         if self.last_preserved_timestamp is not None:
-            lines.append(f"last_preserved_timestamp: {self.last_preserved_timestamp!r}")
-        return "\n".join(lines) + "\n"
+            msg.last_preserved_timestamp = self.last_preserved_timestamp
+        return msg
+
+    def to_text(self) -> str:
+        """The protobuf text format, as TensorFlow writes and reads the state file."""
+        return text_format.MessageToString(self.to_proto())
 
     __str__ = to_text
 
@@ -267,52 +272,22 @@ class CheckpointState:
                 f"all_model_checkpoint_paths={self.all_model_checkpoint_paths!r})")
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _unquote(s: str) -> str:
-    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
-        raise ValueError(f"expected a quoted string, got {s!r}")
-    out, i, body = [], 0, s[1:-1]
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def parse_checkpoint_state(text: str) -> CheckpointState:
-    """Parses the text format written by ``CheckpointState.to_text`` (or TensorFlow).
+    """Parses a state file's text (written by ``CheckpointState.to_text`` or TensorFlow);
+    fields this version does not know are skipped.
 
     Raises:
-      ValueError: a line is not ``key: value``.
+      ValueError: the text is not a ``CheckpointState`` in the protobuf text format.
     """
-    st = CheckpointState()
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, value = line.partition(":")
-        if not sep:
-            raise ValueError(f"bad line {line!r}")
-        key, value = key.strip(), value.strip()
-        if key == "model_checkpoint_path":
-            st.model_checkpoint_path = _unquote(value)
-        elif key == "all_model_checkpoint_paths":
-            st.all_model_checkpoint_paths.append(_unquote(value))
-        elif key == "all_model_checkpoint_timestamps":
-            st.all_model_checkpoint_timestamps.append(float(value))
-        elif key == "last_preserved_timestamp":
-            st.last_preserved_timestamp = float(value)
-        else:
-            logger.debug("ignoring unknown checkpoint state field %r", key)
-    return st
+    msg = checkpoint_state_pb2.CheckpointState()
+    try:
+        text_format.Parse(text, msg, allow_unknown_field=True)
+    except text_format.ParseError as e:
+        raise ValueError(str(e)) from None
+    return CheckpointState(msg.model_checkpoint_path, list(msg.all_model_checkpoint_paths),
+                           list(msg.all_model_checkpoint_timestamps),
+                           msg.last_preserved_timestamp if msg.last_preserved_timestamp
+                           else None)
 
 
 def _state_path(save_dir: str, latest_filename: Optional[str]) -> str:
