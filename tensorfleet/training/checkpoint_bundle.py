@@ -182,7 +182,8 @@ def _mask(crc: int) -> int:
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def decode_tensor(data: bytes, dtype: _dtypes.DType, shape: Sequence[int], where: str) -> np.ndarray:
+def decode_tensor(data: bytes, dtype: _dtypes.DType, shape: Sequence[int],
+                  where: str) -> np.ndarray:
     """The array a data file's ``data`` holds for a tensor of ``dtype`` and ``shape``.
 
     Raises:
