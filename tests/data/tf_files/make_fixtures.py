@@ -9,9 +9,12 @@ Run with a TensorFlow 2.x interpreter, from the repository root:
 ``write`` trains the interop model (interop_model.py) three Adam steps under
 ``compat.v1``, saves it with ``tf.compat.v1.train.Saver`` to tf_ckpt/, and stores
 in expected.npz the batch, the predictions of the saved model and every variable
-(slots and beta powers included) after one more step. It also writes
+(slots and beta powers included) after one more step; the same model frozen
+(variables made constants) at the saved step goes to frozen_graph.pb (binary) and
+frozen_graph.pbtxt (text). It also writes
 tf_dtypes/ck: one tensor of each dtype tensorfleet has, and two small slices of a
-huge tensor (offsets whose slice keys take several bytes). ``check`` restores the
+huge tensor (offsets whose slice keys take several bytes); and ops_graph.pb, a graph
+of many op types, with its input and outputs in ops_expected.npz. ``check`` restores the
 newest checkpoint in DIR (written by tensorfleet, see
 write_tensorfleet_checkpoint.py) into the same model built by TensorFlow and
 compares its predictions with the ones tensorfleet stored beside it.
@@ -52,6 +55,10 @@ def write() -> None:
                 f.write('model_checkpoint_path: "model.ckpt-3"\n'
                         'all_model_checkpoint_paths: "model.ckpt-3"\n')
             preds = sess.run(t["logits"], feed)
+            frozen = v1.graph_util.convert_variables_to_constants(
+                sess, g.as_graph_def(), [t["logits"].op.name])
+            tf.io.write_graph(frozen, HERE, "frozen_graph.pb", as_text=False)
+            tf.io.write_graph(frozen, HERE, "frozen_graph.pbtxt", as_text=True)
             sess.run(t["train"], feed)
             after = {v.op.name: sess.run(v) for v in v1.global_variables()}
     np.savez(os.path.join(HERE, "expected.npz"), x=x, ids=ids, labels=labels, preds=preds,
@@ -73,6 +80,45 @@ def write_dtypes() -> None:
     tf.raw_ops.SaveV2(prefix=os.path.join(out, "ck"), tensor_names=names,
                       shape_and_slices=specs, tensors=tensors)
     print("wrote", sorted(os.listdir(out)))
+
+
+def write_ops_graph() -> None:
+    """A graph of many op types (each one importers must map), frozen, and its outputs."""
+    g = tf.Graph()
+    rng = np.random.RandomState(3)
+    x_val = rng.uniform(-1, 1, size=(2, 6, 6, 3)).astype(np.float32)
+    with g.as_default():
+        x = v1.placeholder(tf.float32, [None, 6, 6, 3], name="x")
+        w = tf.constant(rng.normal(size=(3, 3, 3, 4)).astype(np.float32))
+        dw = tf.constant(rng.normal(size=(3, 3, 3, 2)).astype(np.float32))
+        h = tf.nn.bias_add(tf.nn.conv2d(x, w, [1, 1, 1, 1], "VALID"), tf.constant([.1, .2, .3, .4]))
+        h = v1.nn.fused_batch_norm(h, tf.constant([1., 2., 1., .5]), tf.constant([0., .1, 0., 0.]),
+                                   tf.constant([.1, 0., .2, 0.]), tf.constant([1., 2., .5, 1.]),
+                                   is_training=False)[0]
+        h = tf.nn.relu6(tf.nn.max_pool2d(h, 2, 2, "SAME"))
+        d = tf.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME")
+        d = tf.nn.avg_pool2d(tf.nn.elu(d), 3, 3, "VALID")
+        flat = tf.reshape(tf.transpose(h, [0, 3, 1, 2]), [-1, 16])
+        m = tf.reduce_mean(d, axis=[1, 2], keepdims=False)
+        s = tf.reduce_sum(tf.square(x), axis=[1, 2, 3])
+        feats = tf.concat([flat, m, tf.expand_dims(tf.sqrt(s), 1)], axis=1)
+        feats = tf.pad(feats, [[0, 0], [1, 1]])
+        logits = tf.matmul(tf.tanh(feats), tf.constant(rng.normal(size=(25, 5)).astype(np.float32)))
+        probs = tf.nn.softmax(logits)
+        top = tf.argmax(probs, axis=1, name="top")
+        first = tf.squeeze(tf.strided_slice(logits, [0, 1], [1, 3], [1, 1]), axis=0)
+        picked = tf.where(logits > 0, tf.sigmoid(logits), -tf.abs(logits))
+        stacked = tf.stack([tf.reduce_max(picked, axis=1), tf.reduce_min(picked, axis=1)], axis=1)
+        out = tf.identity(tf.add_n([stacked, stacked * 2.0]) - tf.maximum(stacked, 0.1), name="out")
+        tf.identity(first, name="first")
+        tf.identity(tf.nn.log_softmax(logits), name="logsm")
+        with v1.Session() as sess:
+            vals = sess.run({"out": out, "top": top, "first": "first:0", "logsm": "logsm:0"},
+                            {x: x_val})
+        gd = v1.graph_util.extract_sub_graph(g.as_graph_def(), ["out", "top", "first", "logsm"])
+    tf.io.write_graph(gd, HERE, "ops_graph.pb", as_text=False)
+    np.savez(os.path.join(HERE, "ops_expected.npz"), x=x_val, **vals)
+    print("wrote ops_graph.pb:", sorted({n.op for n in gd.node}))
 
 
 def check(directory: str) -> None:
@@ -101,6 +147,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "write":
         write()
         write_dtypes()
+        write_ops_graph()
     elif len(sys.argv) == 3 and sys.argv[1] == "check":
         check(sys.argv[2])
     else:
