@@ -315,6 +315,9 @@ _register(["Select", "SelectV2"], lambda n: _tf().where(n.inputs[0], n.inputs[1]
                                                         name=n.name))
 _register(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm)
 _register(["AddN"], lambda n: _tf().add_n(n.inputs, name=n.name))
+_register(["Assert"], lambda n: _tf().Assert(n.inputs[0], n.inputs[1:],
+                                             summarize=n.attrs.get("summarize", 3),
+                                             name=n.name))
 
 
 def parse_tensorflow_graph_def(data: Any, path: str = "graph def") -> Any:

@@ -5,8 +5,9 @@
 trains the model of interop_model.py three Adam steps with tensorfleet (on an
 in-process cluster of N parameter servers and one worker when ``--ps`` is given,
 so the checkpoint has one data file per parameter server), saves it with
-``tf.train.Saver`` to DIR and stores the batch and the model's predictions in
-DIR/tensorfleet_expected.npz. ``make_fixtures.py check DIR``, run with
+``tf.train.Saver`` to DIR, writes it frozen to DIR/frozen_graph.pb
+(``tf.train.write_graph``, binary) and stores the batch and the model's predictions
+in DIR/tensorfleet_expected.npz. ``make_fixtures.py check DIR``, run with
 TensorFlow, then restores it and compares.
 """
 
@@ -48,6 +49,10 @@ def write(directory: str, ps: int = 0) -> str:
             prefix = saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=3,
                                 write_meta_graph=False)
             preds = sess.run(t["logits"], feed)
+            # The same model frozen (variables as constants), as TensorFlow's GraphDef.
+            frozen = tf.graph_util.convert_variables_to_constants(
+                sess, g.as_graph_def(), [t["logits"].op.name])
+            tf.train.write_graph(frozen, directory, "frozen_graph.pb", as_text=False)
     np.savez(os.path.join(directory, "tensorfleet_expected.npz"), x=x, ids=ids, preds=preds)
     return prefix
 
