@@ -21,7 +21,7 @@ from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
-from tensorfleet.ops import nn_conv_more as CM
+from tensorfleet.ops import nn_conv_variant_ops as CM
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops.variable_scope import get_variable, variable_scope
 

@@ -2,7 +2,7 @@
 functional form (channels last only).
 
 1-D pooling runs as 2-D pooling over a height of 1, as in TensorFlow; 3-D layers
-use the NDHWC kernels of ``nn_conv_more``.
+use the NDHWC kernels of ``nn_conv_variant_ops``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tensorfleet.framework.graph import Tensor
 from tensorfleet.layers_classes import Layer, _channels_last, _Conv, _padding, _tuple
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import init_ops
-from tensorfleet.ops import nn_conv_more as CM
+from tensorfleet.ops import nn_conv_variant_ops as CM
 from tensorfleet.ops import nn_ops as N
 
 

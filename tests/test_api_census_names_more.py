@@ -31,7 +31,7 @@ def _run(*tensors):
         return sess.run(list(tensors))
 
 
-# -- array composites (tensorfleet/ops/array_ops_census.py) ---------------------------------
+# -- array composites (tensorfleet/ops/array_transform_ops.py) ---------------------------------
 
 def test_arg_max_arg_min_take_dimension():
     got = _run(tf.arg_max([[1, 5, 2], [7, 0, 1]], 1), tf.arg_min([[1, 5, 2], [7, 0, 1]],

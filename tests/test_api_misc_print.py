@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.kernels.print_kernels import format_tensor
+from tensorfleet.kernels.numpy.print_kernels import format_tensor
 
 
 def _run_stdout(capsys, *inputs, **kwargs):

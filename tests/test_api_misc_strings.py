@@ -13,7 +13,7 @@ import pytest
 
 import tensorfleet as tf
 from tensorfleet.framework.serialization import graph_to_plain, import_graph_def
-from tensorfleet.kernels.string_kernels_more import legacy_hash64
+from tensorfleet.kernels.numpy.string_manip_kernels import legacy_hash64
 
 
 def _run(t, feed=None):

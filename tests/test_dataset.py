@@ -7,7 +7,7 @@ import pytest
 
 import tensorfleet as tf
 from tensorfleet.framework.serialization import graph_to_plain, import_graph_def
-from tensorfleet.kernels.dataset_kernels import build_pipeline, validate_stages
+from tensorfleet.kernels.numpy.dataset_kernels import build_pipeline, validate_stages
 
 
 def _drain(sess, t, limit=1000):

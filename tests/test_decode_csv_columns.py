@@ -6,7 +6,7 @@ import pytest
 
 import tensorfleet as tf
 from tensorfleet import dtypes
-from tensorfleet.kernels.string_kernels import _decode_csv_columns
+from tensorfleet.kernels.numpy.string_kernels import _decode_csv_columns
 
 
 def _decode(lines, defaults, **kw):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.kernels.hash_kernels import fingerprint64, fingerprint_cat64
+from tensorfleet.kernels.numpy.hash_kernels import fingerprint64, fingerprint_cat64
 from tensorfleet.ops import categorical_ops, hash_ops
 
 WORDS = [b"", b"a", b"hello", b"tensorfleet", b"\xff\x00\x01bin", b"x" * 100,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.kernels import nn_conv_kernels
+from tensorfleet.kernels.numpy import nn_conv_kernels
 from tensorfleet.testing.gradient_checker import check_gradients
 
 RNG = np.random.RandomState(1)

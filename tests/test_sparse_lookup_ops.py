@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.kernels.hash_kernels import fingerprint64
+from tensorfleet.kernels.numpy.hash_kernels import fingerprint64
 from tensorfleet.ops.sparse_lookup_ops import (fused_safe_embedding_lookup,
                                                sparse_lookup_combine, sparse_lookup_prepare,
                                                string_to_hash_bucket_sparse)

@@ -193,7 +193,7 @@ def test_a_thousand_iterations():
 
 
 def test_sub_graphs_are_planned_once(monkeypatch):
-    from tensorfleet.kernels import functional_kernels
+    from tensorfleet.kernels.numpy import functional_kernels
     real = functional_kernels._builder[0]
     calls = []
 
