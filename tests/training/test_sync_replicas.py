@@ -179,6 +179,32 @@ def test_backup_worker_never_holds_a_step_back():
         assert steps[0] > 0 and steps[1] > 0
 
 
+def test_a_replica_that_ends_leaves_a_token_for_the_waiting_chief():
+    """Faster replicas can take every token of the last steps and stop there; the chief,
+    whose step then waits for a token that no step will make, gets the one a replica's
+    hook leaves behind at its end, and its step completes."""
+    with local_cluster(ps=1, worker=3) as c:
+        replicas = [_Replica(c, i, 2, 3) for i in range(3)]
+        coord = tf.train.Coordinator()
+        _start(replicas, coord)  # num_tokens=0: the token queue starts empty
+        chief = replicas[0]
+        x, y = _batch(30)
+        returned = []
+
+        def chief_step():
+            chief.sess.run(chief.train_op, {chief.x: x, chief.y: y})
+            returned.append(True)
+
+        t = threading.Thread(target=chief_step, daemon=True)
+        t.start()
+        t.join(0.5)
+        assert t.is_alive(), "the chief's step needs a token or a second gradient"
+        replicas[1].hook.end(replicas[1].sess)
+        t.join(JOIN_SECS)
+        assert returned, "the chief still waits for a token after a replica ended"
+        _finish(replicas, coord)
+
+
 def test_all_replicas_and_the_chief_loop_stop_after_the_last_step():
     """Replica 2 runs one step past the last one (it did not see the end yet): it
     blocks on the token queue until the chief's hook ends the job, then gets
