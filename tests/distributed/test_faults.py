@@ -351,11 +351,15 @@ def test_killed_worker_in_sync_mode(fault_cluster, backup):
     """SyncReplicasOptimizer: with a backup worker the chief keeps stepping; without one
     it waits for the missing replica, saying so in its log, and goes on once the worker
     is back."""
-    c = fault_cluster(args=["--steps=120", "--save_steps=40", "--sleep=0.01", "--sync",
+    # With a backup worker the chief steps alone at full speed, also while worker:1 is
+    # still starting: enough steps that it cannot reach the last one before worker:1
+    # is back, however slowly worker:1 starts on a loaded machine.
+    steps = 600 if backup else 120
+    c = fault_cluster(args=[f"--steps={steps}", "--save_steps=40", "--sleep=0.01", "--sync",
                             f"--backup={backup}"],
                       env={"TENSORFLEET_SLOW_STEP_REPORT_SECS": "2"})
     c.start_all()
-    c.wait_step("worker:1", 15, 60)
+    c.wait_step("worker:1", 3, 60)
     c.kill("worker:1")
     at_kill = c.last_step("worker:0")
     if backup:
