@@ -36,7 +36,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
 from tensorfleet.framework.graph_def import meta_graph_to_plain
-from tensorfleet.kernels.io_kernels import os_error
+from tensorfleet.kernels.numpy.io_kernels import os_error
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.training import checkpoint_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm

@@ -16,7 +16,7 @@ from tensorfleet import errors
 from tensorfleet.framework import tensorflow_graph_export as tge
 from tensorfleet.ops import tensorflow_graph_import as tgi
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "tf_files")
 sys.path.insert(0, DATA)
 import interop_model as m  # noqa: E402

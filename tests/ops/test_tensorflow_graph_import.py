@@ -1,6 +1,6 @@
 """TensorFlow's GraphDef files import into tensorfleet through one op table.
 
-The fixtures in tests/data/tf_files were written by TensorFlow 2.21 (make_fixtures.py):
+The fixtures in tests/fixtures/tf_files were written by TensorFlow 2.21 (make_fixtures.py):
 the interop model frozen at the checkpoint's step (binary and text), and a graph of
 39 op types with its outputs. No TensorFlow is needed here.
 """
@@ -16,7 +16,7 @@ from tensorfleet.framework import tensor_proto
 from tensorfleet.ops import tensorflow_graph_import as tgi
 from tensorfleet.protos import graph_pb2, tensor_pb2
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "tf_files")
 
 

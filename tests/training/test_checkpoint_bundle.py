@@ -1,5 +1,5 @@
 """The tensor-bundle format and its sorted string table, checked against files that
-TensorFlow 2.21 wrote (tests/data/tf_files) and against damaged and hostile files."""
+TensorFlow 2.21 wrote (tests/fixtures/tf_files) and against damaged and hostile files."""
 
 import os
 import shutil
@@ -14,7 +14,7 @@ from tensorfleet.protos import tensor_bundle_pb2
 from tensorfleet.training import checkpoint_bundle as bundle
 from tensorfleet.training import sorted_string_table as sst
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "tf_files")
 sys.path.insert(0, DATA)
 import interop_model as m  # noqa: E402

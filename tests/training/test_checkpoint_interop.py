@@ -1,6 +1,6 @@
 """Checkpoints written by TensorFlow 2.21 (``compat.v1``) restore into tensorfleet.
 
-The fixtures in tests/data/tf_files were written by make_fixtures.py under TensorFlow
+The fixtures in tests/fixtures/tf_files were written by make_fixtures.py under TensorFlow
 (the command is at the top of that file): a convolution + partitioned embedding +
 dense model trained three Adam steps, its predictions, and every variable after one
 more step. No TensorFlow is needed here.
@@ -18,7 +18,7 @@ from tensorfleet import errors
 from tensorfleet.training import checkpoint_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "tf_files")
 sys.path.insert(0, DATA)
 import interop_model as m  # noqa: E402
