@@ -96,3 +96,17 @@ def test_softmax_along_another_axis_is_refused():
         tf.nn.softmax(tf.placeholder(tf.float32, [2, 3]), axis=0)
         with pytest.raises(errors.InvalidArgumentError, match="last one only"):
             tge.to_tensorflow_graph_def(g)
+
+
+def test_tensorboard_gets_the_graph_with_its_attrs(tmp_path):
+    from tensorboardX.proto import graph_pb2
+    from tensorfleet.training.summary_io import FileWriter, summary_iterator
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.nn.relu(tf.matmul(x, tf.constant(np.ones((3, 2), np.float32))), name="y")
+        writer = FileWriter(str(tmp_path), graph=g)
+        writer.close()
+    (raw,) = [e.graph_def for e in summary_iterator(writer.event_file_path) if e.graph_def]
+    nodes = {n.name: n for n in graph_pb2.GraphDef.FromString(raw).node}
+    assert nodes["y"].op == "Relu" and nodes["y"].attr["T"].type == 1
+    assert [d.size for d in nodes["x"].attr["shape"].shape.dim] == [-1, 3]
