@@ -379,6 +379,8 @@ def to_tensorflow_graph_def(graph: Any, strict: bool = True) -> Any:
                            device=n.get("device", "") or "")
         node.input.extend(_input_name(s) for s in n["input"])
         for key, value in n["attr"].items():
+            if isinstance(value, dict) and next(iter(value), None) == "n":
+                continue  # unset (None): TensorFlow applies the attr's default
             if allowed is not None and key not in allowed and not key.startswith("_"):
                 logger.debug("node %s: attr %s has no TensorFlow counterpart; left out",
                              node.name, key)

@@ -1,0 +1,62 @@
+"""SavedModels are also written in TensorFlow's layout (saved_model.pb + variables/).
+
+TensorFlow's own loader loads them with tensorfleet's predictions: checked by
+tests/fixtures/tf_files/make_fixtures.py (see docs/interop.md). Here, without
+TensorFlow, the files are read back through tensorfleet's readers of the formats.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+import tensorfleet as tf
+from tensorfleet.protos import saved_model_pb2
+from tensorfleet.training import checkpoint_bundle as bundle
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "fixtures", "tf_files"))
+import interop_model as m  # noqa: E402
+
+v1 = tf.compat.v1
+
+
+def test_simple_save_writes_tensorflows_layout(tmp_path):
+    export_dir = str(tmp_path / "sm")
+    with tf.Graph().as_default():
+        t = m.build(v1)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            values = {v.op.name: sess.run(v) for v in v1.global_variables()}
+            tf.saved_model.simple_save(sess, export_dir, {"x": t["x"], "ids": t["ids"]},
+                                       {"logits": t["logits"]})
+    assert sorted(os.listdir(export_dir)) == ["saved_model.json", "saved_model.pb", "variables"]
+    sm = saved_model_pb2.SavedModel.FromString(
+        open(os.path.join(export_dir, "saved_model.pb"), "rb").read())
+    assert sm.saved_model_schema_version == 1 and len(sm.meta_graphs) == 1
+    mg = sm.meta_graphs[0]
+    assert list(mg.meta_info_def.tags) == ["serve"]
+    sig = mg.signature_def["serving_default"]
+    assert sig.method_name == "tensorflow/serving/predict"
+    assert sig.inputs["x"].name == "x:0" and sig.inputs["x"].dtype == 1
+    assert [d.size for d in sig.inputs["x"].tensor_shape.dim] == [-1, 6, 6, 1]
+    assert sig.outputs["logits"].name == t["logits"].name
+    nodes = {n.name: n for n in mg.graph_def.node}
+    # Every global variable (as TensorFlow saves them) and what the signature reads;
+    # no training step and none of tensorfleet's own checkpoint ops.
+    assert not any(n.op in ("ApplyAdam", "SparseApplyAdam", "SaveBundleShard", "RestoreShard")
+                   for n in mg.graph_def.node)
+    saver = mg.saver_def
+    restore = nodes[saver.restore_op_name]
+    assert restore.op == "NoOp" and saver.filename_tensor_name == "save/Const:0"
+    assigns = [nodes[i[1:]] for i in restore.input]
+    restored = {nodes[a.input[0]].name for a in assigns}
+    model_vars = {n.name for n in mg.graph_def.node if n.op == "VariableV2"}
+    assert restored == model_vars == set(values)
+    assert {"conv/kernel", "embedding/part_1", "dense/bias/Adam_1", "beta2_power"} <= model_vars
+    assert nodes["save/RestoreV2"].op == "RestoreV2"
+    # The variables, as a tensor bundle, under the names the restore op reads.
+    index = bundle.read_index(os.path.join(export_dir, "variables", "variables"))
+    for name in model_vars:
+        np.testing.assert_array_equal(index.read(name), values[name])
+        assert index.read(name).shape == np.shape(values[name])
