@@ -202,3 +202,166 @@ def write_saved_model(export_dir: str, metas: Sequence[Dict[str, Any]],
 
 __all__ = ["write_saved_model", "write_variables", "meta_graph_def", "SAVED_MODEL_PB",
            "SAVED_MODEL_PBTXT", "VARIABLES_PREFIX"]
+
+
+# -- reading SavedModels TensorFlow wrote ---------------------------------------------------
+
+_VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable")
+_ASSIGN_OPS = ("AssignVariableOp", "Assign")
+_MAX_SAVED_MODEL_BYTES = 1 << 31
+
+
+def is_tensorflow_saved_model(export_dir: str) -> bool:
+    """Whether ``export_dir`` holds a SavedModel in TensorFlow's layout."""
+    return any(os.path.isfile(os.path.join(export_dir, f))
+               for f in (SAVED_MODEL_PB, SAVED_MODEL_PBTXT))
+
+
+def read_saved_model(export_dir: str) -> Any:
+    """The ``SavedModel`` message of ``export_dir`` (binary, else text format).
+
+    Raises:
+      OSError: no saved_model.pb(txt). InvalidArgumentError: it does not parse.
+    """
+    from google.protobuf import text_format
+    from google.protobuf.message import DecodeError
+
+    for fname, binary in ((SAVED_MODEL_PB, True), (SAVED_MODEL_PBTXT, False)):
+        path = os.path.join(export_dir, fname)
+        if not os.path.isfile(path):
+            continue
+        if os.path.getsize(path) > _MAX_SAVED_MODEL_BYTES:
+            raise errors.InvalidArgumentError(None, None, f"{path} is larger than 2 GiB")
+        with open(path, "rb") as f:
+            data = f.read()
+        sm = saved_model_pb2.SavedModel()
+        try:
+            if binary:
+                sm.ParseFromString(data)
+            else:
+                text_format.Parse(data.decode("utf-8"), sm, allow_unknown_field=True)
+        except (DecodeError, text_format.ParseError, UnicodeDecodeError, RecursionError) as e:
+            raise errors.InvalidArgumentError(None, None, f"{path} is not a SavedModel: "
+                                              f"{e}") from None
+        return sm
+    raise OSError(f"SavedModel file does not exist at: {export_dir}/"
+                  f"{{{SAVED_MODEL_PB}|{SAVED_MODEL_PBTXT}}}")
+
+
+def _const_strings(node: Any, what: str) -> List[str]:
+    values = _tp.make_ndarray(node.attr["value"].tensor, what).reshape(-1)
+    return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
+
+
+def _saved_names(nodes: Dict[str, Any], saver_def: Any) -> Dict[str, Any]:
+    """Variable node -> (checkpoint key, slice spec), from the graph's restore ops."""
+    out: Dict[str, Any] = {}
+    for node in nodes.values():
+        if node.op not in _ASSIGN_OPS or len(node.input) < 2:
+            continue
+        src = node.input[1]
+        while True:
+            base = _node_of(src)
+            producer = nodes.get(base)
+            if producer is None or producer.op != "Identity":
+                break
+            src = producer.input[0]
+        base, sep, idx = src.rpartition(":")
+        if not sep or not idx.isdigit():
+            base, idx = src, "0"
+        restore = nodes.get(base)
+        if restore is None or restore.op != "RestoreV2":
+            continue
+        names = _const_strings(nodes[_node_of(restore.input[1])], f"node {restore.name}")
+        specs = _const_strings(nodes[_node_of(restore.input[2])], f"node {restore.name}")
+        var = _node_of(node.input[0])
+        if int(idx) < len(names):
+            out[var] = (names[int(idx)], specs[int(idx)] if int(idx) < len(specs) else "")
+    return out
+
+
+def _value(index: Any, key: str, spec: str, what: str) -> np.ndarray:
+    if not spec:
+        return index.read(key)
+    parts = spec.split(" ")
+    try:
+        full = [int(d) for d in parts[:-1]]
+        starts, lengths = [], []
+        for k, ext in enumerate(parts[-1].split(":")):
+            if ext == "-":
+                starts.append(0)
+                lengths.append(full[k])
+            else:
+                a, b = ext.split(",")
+                starts.append(int(a))
+                lengths.append(int(b))
+    except (ValueError, IndexError):
+        raise errors.InvalidArgumentError(None, None, f"{what}: bad slice spec {spec!r}") \
+            from None
+    entry = index.slice_entry(key, starts, lengths)
+    return bundle.read_entry(index.prefix, entry, index.num_shards, f"{key} [{spec}]")
+
+
+def load_tensorflow_saved_model(sess: Any, tags: Sequence[str], export_dir: str) -> Any:
+    """Loads, for inference, the meta graph tagged ``tags`` of a SavedModel that
+    TensorFlow wrote: the nodes its signatures need are built into ``sess.graph``
+    through the GraphDef importer, each variable as a constant holding its saved
+    value. Returns ``(tags, {key: SignatureDef message})``.
+
+    Raises:
+      RuntimeError: no meta graph with these tags. InvalidArgumentError: op types
+        tensorfleet lacks (listed), or a variable the restore ops do not name.
+    """
+    from tensorfleet.ops import tensorflow_graph_import as tgi
+    from tensorfleet.protos import graph_pb2
+
+    sm = read_saved_model(export_dir)
+    want = sorted(set(tags))
+    mg = next((m for m in sm.meta_graphs if sorted(m.meta_info_def.tags) == want), None)
+    if mg is None:
+        raise RuntimeError(f"MetaGraphDef associated with tags {want} could not be found in "
+                           f"SavedModel. Available tag-sets: "
+                           f"{[sorted(m.meta_info_def.tags) for m in sm.meta_graphs]}")
+    nodes = {n.name: n for n in mg.graph_def.node}
+    roots = {_node_of(i.name) for sig in mg.signature_def.values()
+             for i in list(sig.inputs.values()) + list(sig.outputs.values())}
+    plain = [{"name": n.name, "input": list(n.input)} for n in mg.graph_def.node]
+    keep = {n["name"] for n in _needed(plain, roots)}
+    saved = _saved_names(nodes, mg.saver_def)
+    index = bundle.read_index(os.path.join(export_dir, VARIABLES_PREFIX))
+    gd = graph_pb2.GraphDef()
+    for node in mg.graph_def.node:
+        if node.name not in keep:
+            continue
+        if node.op in _VARIABLE_OPS:
+            if node.name not in saved:
+                raise errors.InvalidArgumentError(None, None, f"Variable {node.name} of "
+                                                  f"{export_dir} is not restored by its saver")
+            key, spec = saved[node.name]
+            value = _value(index, key, spec, f"variable {node.name}")
+            c = gd.node.add(name=node.name, op="Const")
+            c.attr["value"].tensor.CopyFrom(_tp.make_tensor_proto(value))
+            c.attr["dtype"].type = c.attr["value"].tensor.dtype
+            continue
+        copy = gd.node.add()
+        copy.CopyFrom(node)
+        if node.op in ("ReadVariableOp", "VarIsInitializedOp"):
+            # Reading a variable that is now a constant: the constant itself.
+            copy.op = "Identity"
+            copy.ClearField("attr")
+        elif node.op == "ResourceGather":
+            if node.attr["batch_dims"].i:
+                raise errors.InvalidArgumentError(None, None, f"Node {node.name}: "
+                                                  f"ResourceGather with batch_dims")
+            # Rows of a variable that is now a constant: a gather along axis 0.
+            axis = gd.node.add(name=node.name + "/axis", op="Const")
+            axis.attr["value"].tensor.CopyFrom(_tp.make_tensor_proto(np.array(0, np.int32)))
+            axis.attr["dtype"].type = _dtypes.int32.enum
+            copy.op = "GatherV2"
+            copy.input.insert(2, axis.name)
+            copy.ClearField("attr")
+    tgi.import_tensorflow_graph_def(gd, name="", graph=sess.graph)
+    return want, dict(mg.signature_def)
+
+
+__all__ += ["is_tensorflow_saved_model", "read_saved_model", "load_tensorflow_saved_model"]

@@ -9,8 +9,10 @@ import os
 import sys
 
 import numpy as np
+import pytest
 
 import tensorfleet as tf
+from tensorfleet import errors
 from tensorfleet.protos import saved_model_pb2
 from tensorfleet.training import checkpoint_bundle as bundle
 
@@ -60,3 +62,41 @@ def test_simple_save_writes_tensorflows_layout(tmp_path):
     for name in model_vars:
         np.testing.assert_array_equal(index.read(name), values[name])
         assert index.read(name).shape == np.shape(values[name])
+
+
+def test_tensorflow_saved_model_loads_for_inference_with_its_predictions():
+    """tf_saved_model/ was written by TensorFlow 2.21's simple_save (make_fixtures.py)
+    from the interop model at the checkpoint's step; its variables are resource
+    variables, an embedding partitioned in two among them."""
+    expected = np.load(os.path.join(ROOT, "fixtures", "tf_files", "expected.npz"))
+    export_dir = os.path.join(ROOT, "fixtures", "tf_files", "tf_saved_model")
+    assert tf.saved_model.maybe_saved_model_directory(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        sig = meta.signature_def["serving_default"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        assert sig.inputs["x"].dtype is tf.float32 and sig.inputs["x"].name == "x:0"
+        got = sess.run(sig.outputs["logits"].name, {sig.inputs["x"].name: expected["x"],
+                                                    sig.inputs["ids"].name: expected["ids"]})
+        ops = {op.type for op in sess.graph.get_operations()}
+    np.testing.assert_allclose(got, expected["preds"], rtol=1e-6, atol=1e-6)
+    # Only what serving needs was built: no optimizer, no saver.
+    assert not ops & {"ResourceApplyAdam", "SaveV2", "RestoreV2", "VarHandleOp"}
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(RuntimeError, match="could not be found"):
+            tf.saved_model.loader.load(sess, ["train"], export_dir)
+
+
+def test_damaged_saved_model_pb_is_refused_naming_it(tmp_path):
+    import shutil
+    src = os.path.join(ROOT, "fixtures", "tf_files", "tf_saved_model")
+    export_dir = str(tmp_path / "sm")
+    shutil.copytree(src, export_dir)
+    path = os.path.join(export_dir, "saved_model.pb")
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[:len(data) // 2 + 3])
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(errors.InvalidArgumentError, match="is not a SavedModel") as e:
+            tf.saved_model.loader.load(sess, ["serve"], export_dir)
+    assert path in str(e.value)

@@ -109,7 +109,8 @@ def test_tensorfleet_checkpoint_has_tensorflow_layout_and_reads_back(tmp_path):
         assert (mine.dtype, mine.shape, list(mine.slices)) == (e.dtype, e.shape, list(e.slices))
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "frozen_graph.pb",
                                             "model.ckpt-3.data-00000-of-00001",
-                                            "model.ckpt-3.index", "tensorfleet_expected.npz"]
+                                            "model.ckpt-3.index", "saved_model",
+                                            "tensorfleet_expected.npz"]
     saved = np.load(os.path.join(str(tmp_path), "tensorfleet_expected.npz"))
     with tf.Graph().as_default():
         t = m.build(v1)
