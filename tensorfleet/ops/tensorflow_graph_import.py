@@ -328,14 +328,15 @@ def parse_tensorflow_graph_def(data: Any, path: str = "graph def") -> Any:
     """
     msg = graph_pb2.GraphDef()
     raw = bytes(data) if not isinstance(data, str) else data.encode("utf-8")
+    # protobuf's parser stops at 100 levels of nesting, so a hostile file cannot
+    # exhaust the stack; that is a DecodeError like any other damage.
+    binary_error = "no nodes"
     try:
         msg.ParseFromString(raw)
         if len(msg.node) or not raw:
             return msg
-    except DecodeError:
-        pass
-    except RecursionError:
-        raise errors.InvalidArgumentError(None, None, f"{path}: nested too deeply") from None
+    except DecodeError as e:
+        binary_error = str(e)
     msg = graph_pb2.GraphDef()
     try:
         # Fields this version does not know (node type annotations such as
@@ -343,8 +344,8 @@ def parse_tensorflow_graph_def(data: Any, path: str = "graph def") -> Any:
         text_format.Parse(raw.decode("utf-8"), msg, allow_unknown_field=True)
     except (text_format.ParseError, UnicodeDecodeError) as e:
         raise errors.InvalidArgumentError(
-            None, None, f"{path} is not a GraphDef (neither binary nor text format): "
-            f"{e}") from None
+            None, None, f"{path} is not a GraphDef (neither binary: {binary_error}; nor "
+            f"text format: {e})") from None
     return msg
 
 

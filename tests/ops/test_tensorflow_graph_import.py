@@ -154,3 +154,19 @@ def test_hostile_tensor_protos_are_refused_before_allocating():
     p = tensor_pb2.TensorProto(dtype=1, tensor_shape=tensor_proto.shape_to_proto([None]))
     with pytest.raises(errors.InvalidArgumentError, match="fully defined"):
         tensor_proto.make_ndarray(p)
+
+
+def test_nesting_deeper_than_protobufs_limit_is_refused():
+    from tensorfleet.training.sorted_string_table import put_varint
+
+    def field(tag, payload):
+        return bytes([tag]) + put_varint(len(payload)) + payload
+
+    value = b""
+    for _ in range(300):  # AttrValue.func -> NameAttrList.attr["a"] -> AttrValue ...
+        value = field(0x52, field(0x12, field(0x0A, b"a") + field(0x12, value)))
+    node = field(0x0A, b"n") + field(0x12, b"NoOp") + field(0x2A, field(0x0A, b"x") +
+                                                            field(0x12, value))
+    with pytest.raises(errors.InvalidArgumentError, match="deep.pb is not a GraphDef") as e:
+        tgi.parse_tensorflow_graph_def(field(0x0A, node), "deep.pb")
+    assert "binary" in str(e.value)
