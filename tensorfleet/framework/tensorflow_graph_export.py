@@ -71,6 +71,9 @@ TYPE_ATTRS.update({
     "SelectV2": [("T", ("in", 1))],
     "Assert": [("T", ("ins", (1, None)))],
     "FusedBatchNormV3": [("T", ("in", 0)), ("U", ("in", 1))],
+    "AsString": [("T", ("in", 0))],
+    "StringToHashBucketFast": [],
+    "ParseExample": [],
     "Cast": [], "Const": [], "Placeholder": [], "PlaceholderWithDefault": [("dtype", ("in", 0))],
     "VariableV2": [], "NoOp": [], "Assign": [("T", ("in", 0))],
     "LogicalAnd": [], "LogicalOr": [], "LogicalNot": [],
@@ -80,6 +83,9 @@ TYPE_ATTRS.update({
 # tensorfleet keeps beyond these, such as ``axis`` of Softmax, are rewritten into
 # TensorFlow's form by ``_REWRITES`` or dropped).
 TF_ATTRS: Dict[str, Any] = {
+    "AsString": {'T', 'fill', 'precision', 'scientific', 'shortest', 'width'},
+    "StringToHashBucketFast": {'num_buckets'},
+    "ParseExample": {'Ndense', 'Nsparse', 'Tdense', 'dense_shapes', 'sparse_types'},
     "Abs": {'T'},
     "Add": {'T'},
     "AddN": {'N', 'T'},
@@ -332,7 +338,42 @@ def _last_axis_only(node: Dict[str, Any], ctx: _Context) -> None:
                          f"TensorFlow's works along the last one only")
 
 
+def _parse_example(node: Dict[str, Any], ctx: _Context) -> None:
+    """ParseExample: the feature keys are attrs here, string inputs in TensorFlow."""
+    import numpy as np
+    attrs = node["attr"]
+    sparse = _ser.decode_attr(attrs.pop("sparse", {"list": []}))
+    dense = _ser.decode_attr(attrs.pop("dense", {"list": []}))
+    if _ser.decode_attr(attrs.pop("single", {"b": False})):
+        raise ValueError(f"node {node['name']} (ParseExample) parses a single example; "
+                         f"TensorFlow's op parses a batch")
+    for f in sparse:
+        if f.get("kind") != "var":
+            raise ValueError(f"node {node['name']} (ParseExample): a {f.get('kind')} sparse "
+                             f"feature has no TensorFlow ParseExample form")
+    if any(f.get("seq") for f in dense):
+        raise ValueError(f"node {node['name']} (ParseExample): sequence features have no "
+                         f"TensorFlow ParseExample form")
+    data = [s for s in node["input"] if not s.startswith("^")]
+    control = [s for s in node["input"] if s.startswith("^")]
+    name = node["name"]
+    names = ctx.add_const(name + "/names", np.zeros([0], dtype=object))
+    sparse_keys = [ctx.add_const(f"{name}/sparse_keys_{i}", np.array(f["key"].encode(),
+                                                                    dtype=object))
+                   for i, f in enumerate(sparse)]
+    dense_keys = [ctx.add_const(f"{name}/dense_keys_{i}", np.array(f["key"].encode(),
+                                                                  dtype=object))
+                  for i, f in enumerate(dense)]
+    node["input"] = [data[0], names] + sparse_keys + dense_keys + data[1:] + control
+    attrs["Nsparse"] = {"i": len(sparse)}
+    attrs["Ndense"] = {"i": len(dense)}
+    attrs["sparse_types"] = {"list": [{"type": f["type"].name} for f in sparse]}
+    attrs["Tdense"] = {"list": [{"type": f["type"].name} for f in dense]}
+    attrs["dense_shapes"] = {"list": [{"shape": [int(d) for d in f["shape"]]} for f in dense]}
+
+
 _REWRITES: Dict[str, Any] = {
+    "ParseExample": _parse_example,
     **{op: _all_axes for op in ("Sum", "Mean", "Max", "Min", "Prod")},
     "ArgMax": _axis_input,
     "Softmax": _last_axis_only, "LogSoftmax": _last_axis_only,
@@ -411,7 +452,9 @@ def to_tensorflow_graph_def(graph: Any, strict: bool = True) -> Any:
         raise errors.InvalidArgumentError(None, None, "Cannot write the graph as a TensorFlow "
                                           "GraphDef: " + "; ".join(problems))
     for p in problems:
-        logger.warning("Writing a TensorFlow GraphDef: %s (left out)", p)
+        # Not strict: a graph for TensorBoard, or write_graph, which warns about the
+        # op types TensorFlow lacks (whose attrs these mostly are).
+        logger.debug("Writing a TensorFlow GraphDef: %s (left out)", p)
     return gd
 
 

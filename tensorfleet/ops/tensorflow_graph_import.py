@@ -314,7 +314,43 @@ _register(["ArgMax"], lambda n: _tf().argmax(n.inputs[0], int(n.const(1)),
 _register(["Select", "SelectV2"], lambda n: _tf().where(n.inputs[0], n.inputs[1], n.inputs[2],
                                                         name=n.name))
 _register(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm)
+def _parse_example(n: _Node) -> Any:
+    tf = _tf()
+    a = n.attrs
+    ns, nd = a["Nsparse"], a["Ndense"]
+    if len(n.inputs) != 2 + ns + 2 * nd:
+        raise errors.InvalidArgumentError(None, None, f"Node {n.name} (ParseExample): "
+                                          f"{len(n.inputs)} inputs for {ns} sparse and {nd} "
+                                          f"dense features")
+
+    def key(i: int) -> str:
+        v = n.const(i)
+        return (v.item() if v.ndim == 0 else v.reshape(-1)[0]).decode("utf-8")
+
+    sparse_keys = [key(2 + i) for i in range(ns)]
+    dense_keys = [key(2 + ns + i) for i in range(nd)]
+    features: Dict[str, Any] = {}
+    for k, dt in zip(sparse_keys, a.get("sparse_types", [])):
+        features[k] = tf.VarLenFeature(dt)
+    for i, (k, dt, shape) in enumerate(zip(dense_keys, a.get("Tdense", []),
+                                           a.get("dense_shapes", []))):
+        default = n.const(2 + ns + nd + i)
+        features[k] = tf.FixedLenFeature(shape, dt, default_value=None if default.size == 0
+                                         else default)
+    parsed = tf.parse_example(n.inputs[0], features, name=n.name)
+    sparse = [parsed[k] for k in sparse_keys]
+    return ([s.indices for s in sparse] + [s.values for s in sparse] +
+            [s.dense_shape for s in sparse] + [parsed[k] for k in dense_keys])
+
+
 _register(["AddN"], lambda n: _tf().add_n(n.inputs, name=n.name))
+_register(["ParseExample"], _parse_example)
+_register(["AsString"], lambda n: _tf().as_string(
+    n.inputs[0], precision=n.attrs.get("precision", -1),
+    scientific=n.attrs.get("scientific", False), shortest=n.attrs.get("shortest", False),
+    width=n.attrs.get("width", -1), fill=n.attrs.get("fill", ""), name=n.name))
+_register(["StringToHashBucketFast"], lambda n: _tf().string_to_hash_bucket_fast(
+    n.inputs[0], n.attrs["num_buckets"], name=n.name))
 _register(["Assert"], lambda n: _tf().Assert(n.inputs[0], n.inputs[1:],
                                              summarize=n.attrs.get("summarize", 3),
                                              name=n.name))

@@ -100,3 +100,38 @@ def test_damaged_saved_model_pb_is_refused_naming_it(tmp_path):
         with pytest.raises(errors.InvalidArgumentError, match="is not a SavedModel") as e:
             tf.saved_model.loader.load(sess, ["serve"], export_dir)
     assert path in str(e.value)
+
+
+def test_estimator_export_has_tensorflows_layout_with_its_signatures(tmp_path):
+    """What TensorFlow's loader serves (make_fixtures.py check-estimator, docs/interop.md),
+    read back here through the TensorFlow-layout reader."""
+    from tensorfleet.saved_model import tensorflow_layout
+    import export_tensorfleet_estimator
+
+    export_dir = export_tensorfleet_estimator.export(str(tmp_path))
+    expected = np.load(os.path.join(str(tmp_path), "estimator_expected.npz"))
+    with tf.Session(graph=tf.Graph()) as sess:
+        tags, sigs = tensorflow_layout.load_tensorflow_saved_model(sess, ["serve"], export_dir)
+        assert sorted(sigs) == ["classification", "predict", "regression", "serving_default"]
+        for key, out in (("predict", "probabilities"), ("serving_default", "scores")):
+            (inp,) = sigs[key].inputs.values()
+            got = sess.run(sigs[key].outputs[out].name, {inp.name: list(expected["examples"])})
+            np.testing.assert_allclose(got, expected["probabilities"], rtol=1e-6, atol=1e-6)
+        assert sigs["serving_default"].method_name == "tensorflow/serving/classify"
+
+
+def test_graph_with_ops_tensorflow_lacks_keeps_tensorfleets_layout_and_says_so(tmp_path, caplog):
+    import logging
+    export_dir = str(tmp_path / "sm")
+    with tf.Graph().as_default():
+        ids = tf.sparse_placeholder(tf.int64, [None, 2], name="ids")
+        emb = tf.Variable(np.ones((5, 2), np.float32), name="emb")
+        out = tf.nn.embedding_lookup_sparse(emb, ids, None, combiner="mean")
+        with tf.Session() as sess:
+            sess.run(emb.initializer)
+            with caplog.at_level(logging.WARNING, logger="tensorfleet.saved_model.builder"):
+                tf.saved_model.simple_save(sess, export_dir, {"ids": ids.values},
+                                           {"out": out})
+    assert "saved_model.pb" not in os.listdir(export_dir)
+    (msg,) = [r.getMessage() for r in caplog.records if "TensorFlow's layout" in r.getMessage()]
+    assert "have no TensorFlow form here" in msg
