@@ -333,7 +333,6 @@ class BundleIndex:
         self.num_shards = num_shards
         self.entries = entries
         self.slice_entries = slice_entries
-        self.global_step: Optional[int] = None
 
     @property
     def tensors(self) -> Dict[str, Any]:

@@ -1,4 +1,11 @@
-"""numpy kernels of checkpoint I/O: one safetensors shard written or read per op.
+"""numpy kernels of checkpoint I/O: one shard written or read per op.
+
+``tf.train.Saver`` writes TensorFlow's tensor-bundle format: a ``SaveBundleShard`` op
+runs on the task that holds its variables and writes them to
+``<prefix>.data-0000i-of-0000n`` (to a temporary name, then renamed), returning each
+tensor's ``BundleEntryProto`` for the chief's index (``training.checkpoint_bundle``).
+``RestoreShard`` reads tensors from such data files, each checked against its
+CRC-32C, or from the safetensors shards of earlier releases, described below.
 
 A ``SaveShard`` op runs on the task that holds its variables (a parameter
 server, in a cluster) and writes them to ``<prefix>-0000i-of-0000n.safetensors``:
@@ -279,8 +286,10 @@ def _save_bundle_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Any:
 def _restore_bundle_tensor(index_file: str, packed: Any, num_shards: int, name: str) -> Any:
     from tensorfleet.training import checkpoint_bundle as bundle
 
-    raw = packed if isinstance(packed, bytes) else str(packed).encode("latin-1")
-    return bundle.read_packed(index_file, raw, num_shards, name)
+    if not isinstance(packed, bytes):
+        raise errors.InvalidArgumentError(None, None, f"RestoreShard: the entry record of "
+                                          f"{name} in {index_file} must be bytes")
+    return bundle.read_packed(index_file, packed, num_shards, name)
 
 
 @register_kernel("RestoreShard")
