@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 import crc32c as _crc32c
 import numpy as np
