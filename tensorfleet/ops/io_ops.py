@@ -138,7 +138,7 @@ def restore_shard(files: Any, sha256s: Any, sizes: Any, names: Sequence[str],
       and its size; the whole file is checked before it is parsed;
     * tensor-bundle checkpoints: the checkpoint's ``.index`` path (the data files
       are named from it), the tensor's serialized ``BundleEntryProto`` pieces
-      (``checkpoint_bundle.pack_entries``) and the checkpoint's number of data
+      (``tensor_bundle.pack_entries``) and the checkpoint's number of data
       files; the tensor's bytes are checked against their CRC-32C.
 
     Args:

@@ -26,6 +26,9 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph, Tensor, get_default_graph
+from tensorfleet.compat import renamed_ops
+from tensorfleet.ops import (array_ops, categorical_ops, control_flow_ops, hash_ops, math_ops,
+                             nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops)
 from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -111,9 +114,28 @@ def _register(names: Sequence[str], fn: Importer) -> None:
         IMPORTERS[n] = fn
 
 
+class _Constructors:
+    """The public constructors by their ``tf.*`` name, looked up in the op families that
+    define them (the public namespaces sit above ``ops/`` and are not imported here)."""
+
+    def __init__(self, *families: Any) -> None:
+        self._families = families
+
+    def __getattr__(self, name: str) -> Any:
+        for family in self._families:
+            fn = getattr(family, name, None)
+            if fn is not None:
+                return fn
+        raise AttributeError(f"no op family defines {name!r}")
+
+
+_TF = _Constructors(array_ops, math_ops, control_flow_ops, parsing_ops, categorical_ops,
+                    hash_ops, renamed_ops)
+_TF.nn = _Constructors(nn_ops, nn_conv_variant_ops, nn_norm_ops)
+
+
 def _tf() -> Any:
-    import tensorfleet as tf  # the public constructors; imported late to avoid a cycle
-    return tf
+    return _TF
 
 
 def _unary(fn_name: str, module: str = "") -> Importer:

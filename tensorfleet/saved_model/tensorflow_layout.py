@@ -6,7 +6,7 @@ Beside tensorfleet's own files, ``SavedModelBuilder.save`` writes:
   tag set, each holding the graph as TensorFlow's ``GraphDef``, its signature defs and
   a ``SaverDef``;
 * ``variables/variables.index`` and ``variables/variables.data-00000-of-00001``: the
-  variable values as a tensor-bundle checkpoint (``training.checkpoint_bundle``).
+  variable values as a tensor-bundle checkpoint (``platform.tensor_bundle``).
 
 The graph written is what serving needs: the ancestors of the signatures' tensors
 and of the main op, and the variables. Its restore path is written in TensorFlow's
@@ -30,7 +30,7 @@ from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework import tensorflow_graph_export as tge
 from tensorfleet.kernels.atomic_file import atomic_replace, atomic_write
 from tensorfleet.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
 

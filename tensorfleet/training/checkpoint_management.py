@@ -2,7 +2,7 @@
 finding the latest checkpoint and reading variables out of one.
 
 Checkpoints are written in TensorFlow's tensor-bundle format (``dir/model.ckpt-100.index``
-and ``.data-0000i-of-0000n`` files, see ``checkpoint_bundle``), which TensorFlow's own
+and ``.data-0000i-of-0000n`` files, see ``tensor_bundle``), which TensorFlow's own
 tools read. Checkpoints of earlier releases, in the layout below, are still read:
 
 * ``dir/model.ckpt-100-0000i-of-0000n.safetensors``: one shard per task that
@@ -41,7 +41,7 @@ from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.kernels.atomic_file import atomic_write
 from tensorfleet.kernels.numpy.io_kernels import check_restored, os_error, read_shard
 from tensorfleet.protos import checkpoint_state_pb2
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
 

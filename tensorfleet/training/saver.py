@@ -1,5 +1,5 @@
 """``tf.train.Saver``: checkpoints of a graph's variables in TensorFlow's tensor-bundle
-format (``checkpoint_bundle``), one data file per task that holds variables.
+format (``tensor_bundle``), one data file per task that holds variables.
 
 With ``sharded=True`` (the default here) variables are grouped by the task
 that holds them; each group gets a save op and a restore op colocated with its
@@ -38,7 +38,7 @@ from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
 from tensorfleet.framework.graph_def import meta_graph_to_plain
 from tensorfleet.kernels.numpy.io_kernels import os_error
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.meta_graph_def import MetaGraphDef, export_meta_graph
 

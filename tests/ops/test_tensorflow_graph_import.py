@@ -157,7 +157,7 @@ def test_hostile_tensor_protos_are_refused_before_allocating():
 
 
 def test_nesting_deeper_than_protobufs_limit_is_refused():
-    from tensorfleet.training.sorted_string_table import put_varint
+    from tensorfleet.platform.sorted_string_table import put_varint
 
     def field(tag, payload):
         return bytes([tag]) + put_varint(len(payload)) + payload

@@ -14,7 +14,7 @@ import pytest
 import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.protos import saved_model_pb2
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "fixtures", "tf_files"))

@@ -27,7 +27,7 @@ import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.testing.cluster import local_cluster
 from tensorfleet.training import basic_hooks as bh
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.monitored_session import MonitoredTrainingSession
 from tensorfleet.training.session_run_hook import SessionRunHook

@@ -15,7 +15,7 @@ import pytest
 
 import tensorfleet as tf
 from tensorfleet import errors
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",

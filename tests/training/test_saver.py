@@ -10,9 +10,9 @@ from tensorfleet import errors
 from tensorfleet.distributed.placement import place
 from tensorfleet.ops import io_ops
 from tensorfleet.testing.cluster import local_cluster
-from tensorfleet.training import checkpoint_bundle as bundle
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
-from tensorfleet.training import sorted_string_table as sst
+from tensorfleet.platform import sorted_string_table as sst
 from tensorfleet.training.saver import Saver
 
 

@@ -3,7 +3,7 @@
 ``tf.train.Saver`` writes TensorFlow's tensor-bundle format: a ``SaveBundleShard`` op
 runs on the task that holds its variables and writes them to
 ``<prefix>.data-0000i-of-0000n`` (to a temporary name, then renamed), returning each
-tensor's ``BundleEntryProto`` for the chief's index (``training.checkpoint_bundle``).
+tensor's ``BundleEntryProto`` for the chief's index (``platform.tensor_bundle``).
 ``RestoreShard`` reads tensors from such data files, each checked against its
 CRC-32C, or from the safetensors shards of earlier releases, described below.
 
@@ -44,6 +44,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.kernels.atomic_file import atomic_replace, fsync_dir
 from tensorfleet.kernels.registry import KernelContext, register_kernel
+from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
 
@@ -265,8 +266,6 @@ def _save_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Tuple[Any, ...
 
 @register_kernel("SaveBundleShard")
 def _save_bundle_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Any:
-    from tensorfleet.training import checkpoint_bundle as bundle
-
     a = ctx.attrs
     path = bundle.data_filename(as_text(prefix), a["shard"], a["num_shards"])
     directory = os.path.dirname(path)
@@ -284,8 +283,6 @@ def _save_bundle_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Any:
 
 
 def _restore_bundle_tensor(index_file: str, packed: Any, num_shards: int, name: str) -> Any:
-    from tensorfleet.training import checkpoint_bundle as bundle
-
     if not isinstance(packed, bytes):
         raise errors.InvalidArgumentError(None, None, f"RestoreShard: the entry record of "
                                           f"{name} in {index_file} must be bytes")

@@ -11,8 +11,8 @@ import pytest
 
 from tensorfleet import errors
 from tensorfleet.protos import tensor_bundle_pb2
-from tensorfleet.training import checkpoint_bundle as bundle
-from tensorfleet.training import sorted_string_table as sst
+from tensorfleet.platform import tensor_bundle as bundle
+from tensorfleet.platform import sorted_string_table as sst
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
                     "tf_files")

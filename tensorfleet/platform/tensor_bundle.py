@@ -35,7 +35,7 @@ from google.protobuf.message import DecodeError
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.protos import tensor_bundle_pb2, tensor_shape_pb2, tensor_slice_pb2
-from tensorfleet.training import sorted_string_table as sst
+from tensorfleet.platform import sorted_string_table as sst
 
 INDEX_SUFFIX = ".index"
 HEADER_KEY = b""
