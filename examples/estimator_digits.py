@@ -32,6 +32,7 @@ import argparse
 import json
 import logging
 import os
+import tempfile
 
 import numpy as np
 
@@ -98,7 +99,8 @@ def make_input_fns(batch_size, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model_dir", default="/tmp/estimator_digits")
+    parser.add_argument("--model_dir", default=os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
+                                                     "estimator_digits"))
     parser.add_argument("--max_steps", type=int, default=600)
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=32)

@@ -36,6 +36,7 @@ from tensorfleet.cli import launch_checks, runfiles
 from tensorfleet.cli.launch_checks import (KnownError, TracebackFilter, busy_ports,
                                            busy_ports_message, classify_error)
 from tensorfleet.cli.output import PrefixWriter
+from tensorfleet.cli.task_reports import TaskReports
 from tensorfleet.distributed.resolver import tf_config_for
 from tensorfleet.distributed.server import free_ports
 
@@ -202,6 +203,7 @@ class Launcher:
         self._kill_now = False  # set by a second Ctrl-C
         self._jobs = {t.job for t in tasks}
         self._deathsig = _deathsig_fn()
+        self.reports = TaskReports()
 
     def say(self, msg: str) -> None:
         self.writer.message(f"[launch] {msg}")
@@ -229,6 +231,7 @@ class Launcher:
                 data = b""
             if not data:
                 break
+            self.reports.feed(name, data)
             shown = tracebacks.feed(data)
             if tracebacks.known is not None:
                 t.known = tracebacks.known
@@ -360,6 +363,7 @@ class Launcher:
                 self.stop()
                 if self._kill_now:
                     self.say("received a second signal; killed every task")
+                self.say(self._stopped_line())
                 return EXIT_SIGINT if self._signal == signal.SIGINT else EXIT_SIGTERM
             for t in self.tasks:
                 if t.stopping or t.returncode is not None:
@@ -401,6 +405,24 @@ class Launcher:
                 self._finish_services()
                 return EXIT_OK
             time.sleep(_POLL_SECONDS)
+
+    def _stopped_line(self) -> str:
+        """The closing line of a launch stopped by a signal: where the checkpoint went."""
+        saved = self.reports.checkpoint_summary()
+        if saved:
+            return f"stopped every task; {saved}; run the same command to resume from it"
+        return ("stopped every task; no task reported a checkpoint written on stop "
+                "(a task writes one when its MonitoredTrainingSession has a "
+                "checkpoint_dir)")
+
+    def finished_line(self) -> str:
+        """The closing line of a successful launch."""
+        idle = sorted(self.reports.nothing_to_train)
+        chief = "chief:0" if "chief" in self._jobs else "worker:0"
+        if chief in idle:
+            return (f"all workers finished, but {', '.join(idle)} had nothing to train: "
+                    f"the checkpoint directory was already at the last step (see above)")
+        return "all workers finished successfully"
 
     def _finish_services(self) -> None:
         """After the workers succeeded: let the ps tasks exit by themselves, else stop them."""
@@ -533,7 +555,7 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         runfiles.remove(path)
     if rc == EXIT_OK:
-        launcher.say("all workers finished successfully")
+        launcher.say(launcher.finished_line())
     return rc
 
 
