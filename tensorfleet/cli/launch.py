@@ -448,12 +448,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  tensorfleet launch --ps 1 --workers 2 trainer.py --steps 1000\n"
                "  tensorfleet launch --workers 2 --chief --max-restarts 3 train.py\n"
+               "  tensorfleet launch --allreduce 2 examples/allreduce_convnet.py\n"
                "  tensorfleet launch --ps 1 --workers 2 --dry-run trainer.py   "
                "# print the commands\n\n" + EXIT_CODES_HELP)
-    p.add_argument("--ps", type=int, default=1, metavar="N",
+    p.add_argument("--ps", type=int, default=None, metavar="N",
                    help="parameter server tasks (default 1)")
-    p.add_argument("--workers", type=int, default=2, metavar="M",
+    p.add_argument("--workers", type=int, default=None, metavar="M",
                    help="worker tasks (default 2)")
+    p.add_argument("--allreduce", type=int, default=None, metavar="N",
+                   help="N workers training by ring all-reduce: no ps, no seed flags, each "
+                        "task's TF_CONFIG lists the N workers (instead of --ps/--workers)")
     p.add_argument("--chief", action="store_true",
                    help="add a chief task (job 'chief'); else worker 0 is the chief")
     p.add_argument("--evaluator", action="store_true",
@@ -488,8 +492,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 # The launcher's options that take a value, to tell an unknown option's value from the
 # script path when showing where the script's options go.
-VALUE_OPTIONS = ("--ps", "--workers", "--max-restarts", "--port-base", "--host", "--grace",
-                 "--log-level")
+VALUE_OPTIONS = ("--ps", "--workers", "--allreduce", "--max-restarts", "--port-base", "--host",
+                 "--grace", "--log-level")
 
 
 def unknown_options_message(tokens: Sequence[str], unknown: Sequence[str],
@@ -510,9 +514,36 @@ def make_token() -> str:
     return os.environ.get("TENSORFLEET_TOKEN") or secrets.token_urlsafe(32)
 
 
+def resolve_layout(args: argparse.Namespace) -> None:
+    """Fills ``args.ps``, ``args.workers`` and ``args.no_flags`` from ``--allreduce N``
+    or the defaults (1 ps, 2 workers).
+
+    Raises:
+      ValueError: ``--allreduce`` with options that describe another layout.
+    """
+    allreduce = getattr(args, "allreduce", None)
+    if allreduce is None:
+        args.ps = 1 if args.ps is None else args.ps
+        args.workers = 2 if args.workers is None else args.workers
+        return
+    clash = [flag for flag, given in (("--ps", args.ps is not None),
+                                      ("--workers", args.workers is not None),
+                                      ("--chief", args.chief),
+                                      ("--evaluator", args.evaluator)) if given]
+    if clash:
+        raise ValueError(f"--allreduce {allreduce} starts {allreduce} workers and no ps; "
+                         f"drop {', '.join(clash)}")
+    if allreduce < 1:
+        raise ValueError(f"--allreduce needs at least 1 worker, got {allreduce}")
+    # Every rank is a worker of the same TF_CONFIG cluster; the seed's flags would
+    # describe a ps job that does not exist.
+    args.ps, args.workers, args.no_flags = 0, allreduce, True
+
+
 def run_command(args: argparse.Namespace) -> int:
     """``tensorfleet launch``."""
     try:
+        resolve_layout(args)
         cluster = plan_cluster(args.ps, args.workers, args.chief, args.evaluator, args.host,
                                args.port_base)
     except ValueError as e:
