@@ -255,6 +255,24 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
     return arr
 
 
+# The placement error's wording, TensorFlow's: "Cannot assign a device for operation X".
+_PLACEMENT_ERROR = "Cannot assign a device for operation"
+
+
+def _point_at_user_code(e: errors.OpError, graph: Graph) -> None:
+    """Attaches to ``e`` the op of ``graph`` it names (an error from another task or the
+    master names the op; this graph knows where the user defined it), and for a
+    placement error, the ``tf.device`` scope that set the device."""
+    if e.op is None and e.node_def:
+        name = getattr(e.node_def, "name", e.node_def)
+        if isinstance(name, str):
+            e.op = graph._ops_by_name.get(name)
+    site = getattr(e.op, "device_defined_at", None)
+    if site and e.message.startswith(_PLACEMENT_ERROR) and "tf.device scope at" not in e.message:
+        e.message += f"; the device comes from the tf.device scope at {site}"
+        e.args = (e.message,)
+
+
 class BaseSession:
     """Shared implementation of ``Session`` and ``InteractiveSession``."""
 
@@ -300,6 +318,20 @@ class BaseSession:
             run_metadata: Any = None) -> Any:
         """Runs the ops needed for ``fetches`` and returns their values, in the same
         nested structure (lists, tuples, dicts, namedtuples)."""
+        try:
+            return self._run_step(fetches, feed_dict, options, run_metadata)
+        except errors.OpError as e:
+            _point_at_user_code(e, self._graph)
+            if isinstance(e, (errors.InternalError, errors.UnknownError)):
+                raise  # tensorfleet's own failure: its frames are the useful part
+            # The error names the op and the user's line that built it; the framework
+            # frames between this call and the kernel would only hide that.
+            e.__cause__ = None
+            e.__suppress_context__ = True
+            raise e.with_traceback(None)
+
+    def _run_step(self, fetches: Any, feed_dict: Optional[dict], options: Any,
+                  run_metadata: Any) -> Any:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if feed_dict:
