@@ -141,9 +141,11 @@ if __name__ == "__main__":
     parser.add_argument("--save_checkpoint_steps", type=int, default=200)
     parser.add_argument("--log_every", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
-    FLAGS, unparsed = parser.parse_known_args()
+    # Every argument must be known: a misspelt one (--steps for --train_steps) is an
+    # error, not silently ignored.
+    FLAGS = parser.parse_args()
     if FLAGS.checkpoint_dir is None:
         # One directory per mode: a sync run must not resume an async run's last step.
         FLAGS.checkpoint_dir = os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
                                             "trainer_sync" if FLAGS.sync else "trainer_async")
-    tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)
+    tf.app.run(main=main, argv=[sys.argv[0]])
