@@ -117,8 +117,12 @@ def main():
     parser.add_argument("--results_file", default="",
                         help="where the evaluator (or a local run) writes its final metrics")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO,
+    # This program's own lines at INFO; tensorfleet's at its default (warnings), or
+    # as --log-level / TENSORFLEET_LOG_LEVEL says (``--log-level info`` shows the
+    # estimator's loss and step lines).
+    logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logger.setLevel(logging.INFO)
 
     train_input_fn, eval_input_fn = make_input_fns(args.batch_size, args.seed)
     config = tf.estimator.RunConfig(model_dir=args.model_dir, tf_random_seed=args.seed,

@@ -186,7 +186,10 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec,
                                          name=eval_spec.name)
         except (errors.NotFoundError, errors.DataLossError) as e:
             # Rotated away (max_to_keep) between listing and reading: take the next one.
-            logger.warning("Checkpoint %s vanished before it was evaluated: %s", ckpt, e)
+            # Routine when a newer checkpoint replaced it, so a warning only otherwise.
+            newer = estimator.latest_checkpoint() not in (None, ckpt)
+            logger.log(logging.INFO if newer else logging.WARNING,
+                       "Checkpoint %s vanished before it was evaluated: %s", ckpt, e)
             last_ckpt = ckpt
             continue
         last_ckpt, last_metrics, last_eval = ckpt, metrics, time.monotonic()
