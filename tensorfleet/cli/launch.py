@@ -552,6 +552,10 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.module and not os.path.exists(args.script):
         print(f"tensorfleet launch: no such script: {args.script}", file=sys.stderr)
         return EXIT_USAGE
+    if args.module and not launch_checks.module_exists(args.script):
+        print(f"tensorfleet launch: no such module: {args.script} (`{sys.executable} -m "
+              f"{args.script}` cannot find it from {os.getcwd()})", file=sys.stderr)
+        return EXIT_USAGE
     if args.max_restarts < 0:
         print("tensorfleet launch: --max-restarts must be >= 0", file=sys.stderr)
         return EXIT_USAGE
