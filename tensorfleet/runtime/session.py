@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.framework import value_range
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
                                          register_default_session_fn)
 from tensorfleet.kernels.registry import DeadlineStep, StepState
@@ -239,13 +240,15 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
     else:
         src = np.asarray(value)
         if src.dtype.kind in "OSU":
-            raise TypeError(f"Cannot feed a value of type {src.dtype} to Tensor {t.name!r} of "
-                            f"dtype {dt.name}")
+            raise TypeError(f"Cannot feed {value_range.describe_source(src)} to Tensor "
+                            f"{t.name!r} of dtype {dt.name}")
         if src.dtype != dt.np:
             if dt.np.kind in "iub" and src.dtype.kind == "f" and src.size and not np.all(
                     np.isfinite(src) & (np.floor(src) == src)):
                 raise TypeError(f"Cannot feed non-integer values of dtype {src.dtype} to "
                                 f"Tensor {t.name!r} of dtype {dt.name}")
+            if dt.np.kind in "iu" and src.dtype.kind in "iuf":
+                value_range.check_fits(t.name, dt.name, src, dt.np)
             arr = src.astype(dt.np)
         else:
             arr = src
