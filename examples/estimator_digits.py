@@ -120,9 +120,11 @@ def main():
     # This program's own lines at INFO; tensorfleet's at its default (warnings), or
     # as --log-level / TENSORFLEET_LOG_LEVEL says (``--log-level info`` shows the
     # estimator's loss and step lines).
-    logging.basicConfig(level=logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    logger.propagate = False
 
     train_input_fn, eval_input_fn = make_input_fns(args.batch_size, args.seed)
     config = tf.estimator.RunConfig(model_dir=args.model_dir, tf_random_seed=args.seed,

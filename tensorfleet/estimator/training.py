@@ -23,7 +23,7 @@ import logging
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from tensorfleet import errors
+from tensorfleet import errors, logs
 from tensorfleet.estimator.estimator import Estimator
 from tensorfleet.estimator.exporter import check_exporters, run_exporters
 from tensorfleet.estimator.run_config import TaskType
@@ -98,6 +98,8 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`, given "
                         f"{type(eval_spec)}")
+    # Every role honours TENSORFLEET_LOG_LEVEL, the evaluator too, which starts no server.
+    logs.configure_from_env()
     config = estimator.config
     if not config.cluster_spec.jobs:
         return _run_local(estimator, train_spec, eval_spec)

@@ -320,33 +320,84 @@ class Saver:
                              f"{latest_filename!r}")
         step = None
         prefix = save_path
+        step_key = None
         if global_step is not None:
             if isinstance(global_step, (int, np.integer)):
                 step = int(global_step)
             else:
                 step = int(np.asarray(sess.run(global_step)))
-            prefix = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+                step_key = self._key_of(global_step)
+            prefix = self._step_prefix(save_path, step)
         save_dir = os.path.dirname(prefix)
         if save_dir and not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if self._is_empty:
             return None
+        prefix = self._save_at(sess, save_path, prefix, step, step_key)
+        return self._after_save(prefix, latest_filename, meta_graph_suffix, write_meta_graph,
+                                write_state)
+
+    def _step_prefix(self, save_path: str, step: int) -> str:
+        return f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+
+    def _key_of(self, global_step: Any) -> Optional[str]:
+        """The name under which this saver writes the variable ``global_step`` (a
+        variable or a tensor reading one), or None when it does not write it."""
+        op = getattr(global_step, "op", None)
+        name = getattr(op, "name", None)
+        if name is None:
+            return None
+        base = op.inputs[0].op.name if op.type in ("Identity", "ReadVariableOp") and \
+            op.inputs else name  # the ``var/read`` tensor of a variable
+        for grp in self._groups:
+            for key, var in grp.items:
+                if getattr(getattr(var, "op", None), "name", None) in (name, base):
+                    return key
+        return None
+
+    @staticmethod
+    def _shards_of(prefix: str) -> List[str]:
+        if not os.path.exists(cm.index_path(prefix)):
+            return []
+        try:
+            return list(cm.read_index(prefix).shards)
+        except errors.OpError:
+            return []
+
+    @staticmethod
+    def _free_shard_prefix(prefix: str) -> str:
         # Saving again to a prefix that already has a checkpoint (the same step twice)
         # must not overwrite the shards its index names: a crash before the new index
         # is in place would leave neither checkpoint loadable. New shards get a
         # distinct name; the old ones are removed once the new index is written.
-        old_shards: List[str] = []
-        shard_prefix = prefix
         if os.path.exists(cm.index_path(prefix)):
-            try:
-                old_shards = list(cm.read_index(prefix).shards)
-            except errors.OpError:
-                old_shards = []
-            shard_prefix = f"{prefix}.{secrets.token_hex(4)}"
+            return f"{prefix}.{secrets.token_hex(4)}"
+        return prefix
+
+    def _save_at(self, sess: Any, save_path: str, prefix: str, step: Optional[int],
+                 step_key: Optional[str]) -> str:
+        """Writes the shards and the index; returns the checkpoint's prefix."""
+        shard_prefix = self._free_shard_prefix(prefix)
         n = len(self._groups)
         written = [shard_filename(shard_prefix, i, n) for i in range(n)]
         try:
-            shards, tensors = self._write_shards(sess, shard_prefix, written)
+            shards, tensors, scalars = self._write_shards(sess, shard_prefix, written)
+            if step_key is not None and scalars.get(step_key, step) != step:
+                # Another worker's step landed between reading the global step and
+                # writing it: name the checkpoint by the step it holds.
+                step = scalars[step_key]
+                prefix = self._step_prefix(save_path, step)
+                shard_prefix = self._free_shard_prefix(prefix)
+                renamed = [shard_filename(shard_prefix, i, n) for i in range(n)]
+                for src, dst in zip(written, renamed):
+                    os.replace(src, dst)
+                names = {os.path.basename(a): os.path.basename(b)
+                         for a, b in zip(written, renamed)}
+                written = renamed
+                shards = {names[f]: v for f, v in shards.items()}
+                for entry in tensors.values():
+                    entry["file"] = names[entry["file"]]
+            old_shards = self._shards_of(prefix)
             cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
         except (errors.OpError, OSError):
             # No index names these shards: remove them, so that a full disk gets its
@@ -359,6 +410,11 @@ class Saver:
                     os.remove(os.path.join(os.path.dirname(prefix), f))
                 except OSError:
                     pass
+        return prefix
+
+    def _after_save(self, prefix: str, latest_filename: str, meta_graph_suffix: str,
+                    write_meta_graph: bool, write_state: bool) -> str:
+        save_dir = os.path.dirname(prefix)
         if write_state:
             self._record_last_checkpoint(prefix)
             recorded = self._last_checkpoints or [(prefix, time.time())]
@@ -371,22 +427,27 @@ class Saver:
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         if write_meta_graph:
             self._write_meta_graph(f"{prefix}.{meta_graph_suffix}")
-        logger.info("Saved checkpoint %s (%d shard(s))", prefix, n)
+        logger.info("Saved checkpoint %s (%d shard(s))", prefix, len(self._groups))
         return prefix
 
     def _write_shards(self, sess: Any, shard_prefix: str, paths: List[str]
-                      ) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, Dict[str, Any]]]:
-        """Runs every shard's save op; returns the index's shard and tensor entries."""
+                      ) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, Dict[str, Any]],
+                                 Dict[str, int]]:
+        """Runs every shard's save op; returns the index's shard and tensor entries, and
+        the integer scalars written (by name)."""
         results = sess.run([g.save_out for g in self._groups],
                            {self._filename_tensor: shard_prefix})
         shards: Dict[str, Dict[str, Any]] = {}
         tensors: Dict[str, Dict[str, Any]] = {}
+        scalars: Dict[str, int] = {}
         for path, (sha, size, layout) in zip(paths, results):
             fname = os.path.basename(path)
             shards[fname] = {"sha256": as_text(sha), "size": int(size)}
             for name, entry in json.loads(as_text(layout)).items():
                 tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
-        return shards, tensors
+                if "value" in entry:
+                    scalars[name] = int(entry["value"])
+        return shards, tensors, scalars
 
     def _state_entry(self, prefix: str) -> str:
         # Relative prefixes become absolute: the state file's readers resolve
