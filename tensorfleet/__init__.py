@@ -16,6 +16,8 @@ from tensorfleet.framework import (  # noqa: F401
     get_default_graph, import_graph_def, name_scope, register_tensor_conversion_function,
     reset_default_graph, set_random_seed)
 from tensorfleet import kernels as _kernels  # noqa: F401
+from tensorfleet.kernels.backends import (  # noqa: F401  (which CPU kernels run)
+    cpu_kernel_backend, set_cpu_kernel_backend)
 from tensorfleet.ops.array_ops import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops_special import *  # noqa: F401,F403

@@ -32,3 +32,6 @@ from tensorfleet.kernels import seq2seq_beam_kernels  # noqa: F401,E402
 from tensorfleet.kernels import math_special_kernels  # noqa: F401,E402
 from tensorfleet.kernels import misc_census_kernels  # noqa: F401,E402
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401
+# The oneDNN CPU kernels register beside the numpy ones; which run is chosen on the
+# first kernel lookup (tensorfleet.kernels.backends).
+from tensorfleet.kernels import backends, onednn  # noqa: F401,E402
