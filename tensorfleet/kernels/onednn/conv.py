@@ -17,20 +17,8 @@ from tensorfleet.kernels.onednn import library as dnnl
 from tensorfleet.kernels.onednn import plan as plans
 from tensorfleet.kernels.onednn.window import (
     FORMATS, Window, data_format, to_format, window)
-from tensorfleet.kernels.registry import KernelContext, reference_kernel, register_backend_kernel
-
-BACKEND = "onednn"
-
-
-def _reference(op_type: str) -> Any:
-    k = reference_kernel(op_type)
-    if k is None:
-        raise RuntimeError(f"no numpy reference kernel registered for {op_type}")
-    return k
-
-
-def _f32(*arrays: Any) -> bool:
-    return all(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in arrays)
+from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
+from tensorfleet.kernels.registry import KernelContext, register_backend_kernel
 
 
 def _descs(lib: dnnl.Library, g: Window, o: int, fmt: str):
@@ -122,7 +110,7 @@ def _key(op: str, fmt: str, g: Window, o: int) -> tuple:
 @register_backend_kernel("Conv2D", "CPU", BACKEND)
 def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     """``Conv2D`` through oneDNN (the numpy kernel for what oneDNN does not run)."""
-    geo = _geometry(ctx, x.shape, w.shape) if _f32(x, w) else None
+    geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w) else None
     if geo is not None:
         fmt, g, o = geo
         plan, n = plans.cached(_key("Conv2D", fmt, g, o), _build_forward(fmt, g, o))
@@ -130,7 +118,7 @@ def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
             y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
             plan.run(n, x=np.ascontiguousarray(x), w=np.ascontiguousarray(w), y=y)
             return y
-    return _reference("Conv2D")(ctx, x, w)
+    return reference("Conv2D")(ctx, x, w)
 
 
 @register_backend_kernel("Conv2DBackpropInput", "CPU", BACKEND)
@@ -138,7 +126,7 @@ def conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any,
                           dy: Any) -> np.ndarray:
     """``Conv2DBackpropInput`` through oneDNN."""
     sizes = [int(d) for d in np.asarray(input_sizes).reshape(-1)]
-    geo = _geometry(ctx, sizes, w.shape) if _f32(w, dy) and len(sizes) == 4 else None
+    geo = _geometry(ctx, sizes, w.shape) if all_f32(w, dy) and len(sizes) == 4 else None
     if geo is not None:
         fmt, g, o = geo
         if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
@@ -148,7 +136,7 @@ def conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any,
                 dx = np.empty(to_format(g.n, g.c, g.h, g.w, fmt), np.float32)
                 plan.run(n, w=np.ascontiguousarray(w), dy=np.ascontiguousarray(dy), dx=dx)
                 return dx
-    return _reference("Conv2DBackpropInput")(ctx, input_sizes, w, dy)
+    return reference("Conv2DBackpropInput")(ctx, input_sizes, w, dy)
 
 
 @register_backend_kernel("Conv2DBackpropFilter", "CPU", BACKEND)
@@ -156,7 +144,7 @@ def conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
                            dy: Any) -> np.ndarray:
     """``Conv2DBackpropFilter`` through oneDNN."""
     sizes = [int(d) for d in np.asarray(filter_sizes).reshape(-1)]
-    geo = _geometry(ctx, x.shape, sizes) if _f32(x, dy) and len(sizes) == 4 else None
+    geo = _geometry(ctx, x.shape, sizes) if all_f32(x, dy) and len(sizes) == 4 else None
     if geo is not None:
         fmt, g, o = geo
         if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
@@ -166,7 +154,7 @@ def conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
                 dw = np.empty(tuple(sizes), np.float32)
                 plan.run(n, x=np.ascontiguousarray(x), dy=np.ascontiguousarray(dy), dw=dw)
                 return dw
-    return _reference("Conv2DBackpropFilter")(ctx, x, filter_sizes, dy)
+    return reference("Conv2DBackpropFilter")(ctx, x, filter_sizes, dy)
 
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"]
