@@ -112,6 +112,9 @@ def cached(key: Hashable, build: Callable[[dnnl.Library, int], Plan]) -> Tuple[O
             _cache.move_to_end(full)
             return _cache[full], n
     try:
+        # Primitives fix their thread partitioning when built, from this thread's
+        # OpenMP setting: it must be the one they will run with.
+        lib.set_threads(n)
         plan: Optional[Plan] = build(lib, n).finish()
     except dnnl.OneDNNError as e:
         # A shape or attribute combination oneDNN does not implement: the reference
