@@ -35,7 +35,7 @@ def _median_ms(fn: Callable[[], object], repeats: int) -> float:
 
 
 def _tensorfleet_calls(x: np.ndarray, w: np.ndarray, dy: np.ndarray) -> Dict[str, Callable]:
-    from tensorfleet.kernels import nn_conv_kernels as k  # the kernels, without a graph
+    from tensorfleet.kernels.numpy import nn_conv_kernels as k
 
     class Ctx:
         op_name = "bench"

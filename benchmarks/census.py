@@ -9,7 +9,7 @@ reaches a function or an object (``tf.flags.FLAGS.batch_size``,
 ``tf.float32.as_numpy_dtype``), the rest of the chain is that object's business.
 
     python benchmarks/census.py [DIR_OR_FILES ...] [--json]
-    python benchmarks/census.py --names tests/data/tf1_census_real.json [--json]
+    python benchmarks/census.py --names tests/fixtures/tf1_census_real.json [--json]
     python benchmarks/census.py --collect FILE ... > names.json
 
 prints, per program, the names missing (up to and including the first part that
@@ -17,7 +17,7 @@ does not resolve), then the fraction of programs with every name present (and, f
 a names file whose programs record a ``family``, the fraction per family, and for
 one that records ``absent_in_tf1`` names, the fraction when names TensorFlow 1.x
 itself lacks are not counted) and the missing names by how many programs need them. Default input:
-``tests/data/tf1_census/``.
+``tests/fixtures/tf1_census/``.
 
 ``--names`` reads programs as names already collected (a JSON file whose
 ``programs`` list holds ``repository``, ``path`` and ``names`` per program), so a
@@ -40,7 +40,7 @@ import sys
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_DIR = os.path.join(ROOT, "tests", "data", "tf1_census")
+DEFAULT_DIR = os.path.join(ROOT, "tests", "fixtures", "tf1_census")
 _MISSING = object()
 
 

@@ -22,7 +22,7 @@ from tensorfleet.ops.array_ops import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops_special import *  # noqa: F401,F403
 from tensorfleet.ops.math_ops_stats import *  # noqa: F401,F403
-from tensorfleet.ops.array_ops_census import *  # noqa: F401,F403  (tf.roll, tf.meshgrid ...)
+from tensorfleet.ops.array_transform_ops import *  # noqa: F401,F403  (tf.roll, tf.meshgrid ...)
 from tensorfleet.ops.custom_gradient import *  # noqa: F401,F403  (tf.custom_gradient ...)
 from tensorfleet.ops.sparse_ops_census import *  # noqa: F401,F403  (tf.sparse_reshape ...)
 from tensorfleet.ops.misc_ops_census import *  # noqa: F401,F403  (tf.batch_gather ...)
@@ -83,7 +83,7 @@ from tensorfleet.ops.script_ops import py_func  # noqa: F401,E402
 from tensorfleet.framework.graph import container  # noqa: F401,E402
 from tensorfleet import keras  # noqa: F401,E402  (tf.keras: layers, Model, fit ...)
 from tensorfleet import image  # noqa: F401,E402  (tf.image)
-from tensorfleet.ops.image_ops_more import random_crop  # noqa: F401,E402
+from tensorfleet.ops.image_adjust_ops import random_crop  # noqa: F401,E402
 from tensorfleet import dynamic_embedding  # noqa: F401,E402  (rows created on first use)
 from tensorfleet import compat  # noqa: F401,E402  (tf.compat.as_bytes ...)
 from tensorfleet.ops.sort_ops import argsort, reverse, reverse_v2, sort  # noqa: F401,E402
@@ -98,7 +98,7 @@ from tensorfleet import nest  # noqa: F401,E402  (tf.nest)
 from tensorfleet import io_ns as io  # noqa: F401,E402  (tf.io, tf.io.gfile)
 from tensorfleet.ops.print_ops import print  # noqa: F401,E402,A001  (tf.print, TF 1.13+)
 from tensorfleet import strings  # noqa: F401,E402  (tf.strings)
-from tensorfleet.ops.string_ops_more import (  # noqa: F401,E402  (TF 1.x top-level names)
+from tensorfleet.ops.string_manip_ops import (  # noqa: F401,E402  (TF 1.x top-level names)
     decode_base64, encode_base64, reduce_join, regex_replace, string_join, string_strip,
     string_to_hash_bucket, substr, write_file)
 from tensorfleet.compat.behavior import (  # noqa: F401,E402  (TF 1.15 switches)

@@ -18,7 +18,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import serialization as _ser
 from tensorfleet.framework.graph import Graph
 from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
-from tensorfleet.kernels.io_kernels import os_error
+from tensorfleet.kernels.numpy.io_kernels import os_error
 
 logger = logging.getLogger(__name__)
 

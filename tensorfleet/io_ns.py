@@ -7,7 +7,7 @@ from tensorfleet.ops.parsing_ops import (  # noqa: F401
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, parse_example,
     parse_single_example)
 from tensorfleet.ops.parsing_sequence_ops import parse_single_sequence_example  # noqa: F401
-from tensorfleet.ops.string_ops_more import decode_base64, encode_base64, write_file  # noqa: F401
+from tensorfleet.ops.string_manip_ops import decode_base64, encode_base64, write_file  # noqa: F401
 from tensorfleet.ops.data_flow_ops import (  # noqa: F401
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
 from tensorfleet.ops.io_readers import match_filenames_once  # noqa: F401

@@ -4,7 +4,7 @@ Each call that owns variables opens ``variable_scope(name, default_name=...)``,
 so the first ``dense`` makes ``dense/kernel`` and the next ``dense_1/kernel``;
 passing an explicit ``name`` with ``reuse=True`` shares the variables of an
 earlier call. Only the channels-last (NHWC) layout is supported. The layer objects
-(``Dense``, ``Conv2D`` ...) come from ``layers_classes`` and ``layers_extra``;
+(``Dense``, ``Conv2D`` ...) come from ``layers_classes``;
 ``BatchNormalization`` is defined here, beside the function whose arithmetic it shares.
 """
 
@@ -485,7 +485,7 @@ __all__ += ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableC
             "MaxPooling2D", "AveragePooling2D", "Flatten", "Dropout", "conv1d",
             "conv2d_transpose", "separable_conv2d"]
 
-from tensorfleet.layers_extra import (  # noqa: E402,F401  (3-D convolution, 1-D/3-D pooling)
+from tensorfleet.layers_classes import (  # noqa: E402,F401  (3-D convolution, 1-D/3-D pooling)
     AveragePooling1D, AveragePooling3D, Conv3D, MaxPooling1D, MaxPooling3D, average_pooling1d,
     average_pooling3d, conv3d, max_pooling1d, max_pooling3d)
 

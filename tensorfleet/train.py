@@ -10,7 +10,7 @@ from tensorfleet.training.optimizer import Optimizer  # noqa: F401,E402
 from tensorfleet.training.optimizers import (  # noqa: F401,E402
     AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     RMSPropOptimizer)
-from tensorfleet.training.optimizers_more import (  # noqa: F401,E402
+from tensorfleet.training.sparse_optimizers import (  # noqa: F401,E402
     AdadeltaOptimizer, AdagradDAOptimizer, FtrlOptimizer, ProximalAdagradOptimizer,
     ProximalGradientDescentOptimizer)
 from tensorfleet.training.training_util import (  # noqa: F401,E402
@@ -61,7 +61,7 @@ from tensorfleet.protos.example_pb2 import (  # noqa: F401,E402
     SequenceExample)
 from tensorfleet.training.learning_rate_decay_more import (  # noqa: F401,E402
     noisy_linear_cosine_decay)
-from tensorfleet.training.input_maybe import (  # noqa: F401,E402
+from tensorfleet.training.input_conditional import (  # noqa: F401,E402
     maybe_batch, maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join)
 from tensorfleet.training.profiler_hook import ProfilerHook  # noqa: F401,E402
 from tensorfleet.training.checkpoint_object import Checkpoint  # noqa: F401,E402

@@ -1,8 +1,49 @@
-"""Shared test setup: each test starts with a fresh default graph."""
+"""Shared test setup: each test starts with a fresh default graph; the suite runs on
+parallel workers (pytest-xdist), with the tests that start whole clusters of processes
+kept to two lanes so that they never crowd a small machine's cores."""
+
+import os
 
 import pytest
 
 import tensorfleet as tf
+
+# Test files whose tests start several processes each (clusters, launches, faults).
+# Each lane runs its files one test at a time; the two lanes are balanced by the time
+# their files take, and every other test spreads over the remaining workers.
+_PROCESS_LANES = {
+    "processes-a": (
+        "distributed/test_faults.py", "collectives/test_collectives_failure.py",
+        "distributed/test_server_limits.py", "examples/test_allreduce_convnet.py",
+        "examples/test_seed_examples.py", "examples/test_autoencoder_word2vec.py",
+        "saved_model/test_saved_model.py", "testing/test_netns.py",
+        "examples/test_core_examples.py", "runtime/test_threads.py",
+    ),
+    "processes-b": (
+        "cli/test_launch.py", "cli/test_launch_faults.py", "cli/test_launch_signals.py",
+        "examples/test_trainer_example.py", "api/test_app_flags.py", "cli/test_demo.py",
+        "estimator/test_estimator.py", "collectives/test_collectives_formation.py",
+        "estimator/test_canned_estimators.py", "distributed/test_shutdown.py",
+        "cli/test_server_cmd.py", "training/test_sigterm_checkpoint.py",
+        "training/test_sync_recovery.py",
+    ),
+}
+_LANE_OF = {path: lane for lane, paths in _PROCESS_LANES.items() for path in paths}
+_TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: most tests wait on sockets and child processes rather than compute,
+    so even a 2-core machine runs four workers well."""
+    return max(4, os.cpu_count() or 1)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        rel = os.path.relpath(str(item.path), _TESTS_DIR).replace(os.sep, "/")
+        lane = _LANE_OF.get(rel)
+        if lane is not None:
+            item.add_marker(pytest.mark.xdist_group(lane))
 
 
 @pytest.fixture(autouse=True)

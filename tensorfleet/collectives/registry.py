@@ -25,7 +25,7 @@ from tensorfleet import errors
 from tensorfleet.collectives import group as _g
 from tensorfleet.collectives.ring import RingGroup
 from tensorfleet.distributed.resolver import parse_tf_config
-from tensorfleet.kernels import collective_kernels as _kernels
+from tensorfleet.kernels.numpy import collective_kernels as _kernels
 from tensorfleet.runtime import process
 
 logger = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import state_ops as S
 from tensorfleet.ops.embedding_ops import embedding_lookup
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse  # noqa: F401
-from tensorfleet.ops.nn_conv_more import conv2d_transpose as _nn_conv2d_transpose
+from tensorfleet.ops.nn_conv_variant_ops import conv2d_transpose as _nn_conv2d_transpose
 from tensorfleet.ops.sparse_ops import unique as _unique_op
 from tensorfleet.ops.variable_scope import variable_scope
 

@@ -15,7 +15,7 @@ from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops.nn_conv_more import depthwise_conv2d, separable_conv2d as _nn_separable
+from tensorfleet.ops.nn_conv_variant_ops import depthwise_conv2d, separable_conv2d as _nn_separable
 from tensorfleet.ops.variable_scope import variable_scope
 
 

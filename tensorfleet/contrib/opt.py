@@ -1,6 +1,6 @@
 """``tf.contrib.opt``: optimizers outside ``tf.train``."""
 
-from tensorfleet.training.optimizers_more import LazyAdamOptimizer  # noqa: F401
+from tensorfleet.training.sparse_optimizers import LazyAdamOptimizer  # noqa: F401
 from tensorfleet.contrib.opt_weight_decay import (  # noqa: F401,E402
     AdamWOptimizer, DecoupledWeightDecayExtension, MomentumWOptimizer,
     extend_with_decoupled_weight_decay)

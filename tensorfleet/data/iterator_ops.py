@@ -8,7 +8,7 @@ pipeline, restarts the iteration each time it runs, so its sources may be
 placeholders fed at that moment) and ``get_next`` (reads the started
 iteration). Both ops name the same iterator resource by a shared name and are
 colocated, so they always run on the same task. See
-``kernels/dataset_kernels.py`` for what runs.
+``kernels/numpy/dataset_kernels.py`` for what runs.
 
 Map functions at the end of a pipeline are traced as ordinary ops on the tensors
 that ``get_next`` returns (see ``Dataset.map`` for when that is exact). A map

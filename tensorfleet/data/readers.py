@@ -5,7 +5,7 @@
 
 A file data set is described like any other (see ``dataset_ops.py``): its source is
 ``{"kind": "files", "reader": ..., "compression": ...}`` with the file names as its
-one component, and the kernel (``kernels/reader_kernels.py``) opens the files on the
+one component, and the kernel (``kernels/numpy/reader_kernels.py``) opens the files on the
 task that runs the iterator, lazily, one chunk at a time. Every element is one record
 (a line without its line ending, or one TFRecord's bytes) as a string scalar.
 

@@ -5,7 +5,7 @@
 under ``replica_device_setter``). ``embedding_lookup`` routes every id to shard
 ``id mod num_shards`` (string ids: ``Fingerprint64(id) mod num_shards``), so a
 parameter server receives only the ids it holds. Kernels are in
-``kernels/dynamic_embedding_kernels.py``; training goes through
+``kernels/numpy/dynamic_embedding_kernels.py``; training goes through
 ``DynamicEmbeddingOptimizer`` (``optimizer.py``).
 """
 
@@ -22,7 +22,8 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar
 from tensorfleet.gradients.registry import no_gradient
 from tensorfleet.kernels.dynamic_embedding_resources import INIT_KINDS
-from tensorfleet.ops import array_ops, array_ops_more, hash_ops, init_ops, math_ops, sparse_ops
+from tensorfleet.ops import array_ops, hash_ops, init_ops, math_ops, sparse_ops
+from tensorfleet.ops import array_indexing_ops
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
 from tensorfleet.ops.variable_scope import AUTO_REUSE, get_variable_scope
 
@@ -396,8 +397,8 @@ def embedding_lookup(params: DynamicEmbeddingVariable, ids: Any,
             pieces, positions = [flat], None
         else:
             shard_of = _route(flat, n)
-            pieces = array_ops_more.dynamic_partition(flat, shard_of, n, name="shard_ids")
-            positions = array_ops_more.dynamic_partition(
+            pieces = array_indexing_ops.dynamic_partition(flat, shard_of, n, name="shard_ids")
+            positions = array_indexing_ops.dynamic_partition(
                 array_ops.range(array_ops.size(flat)), shard_of, n, name="shard_positions")
         outs = []
         for i, (shard, piece) in enumerate(zip(params.shards, pieces)):
@@ -409,7 +410,7 @@ def embedding_lookup(params: DynamicEmbeddingVariable, ids: Any,
             if training:
                 params._lookups.append((i, piece, out))
             outs.append(out)
-        flat_out = outs[0] if n == 1 else array_ops_more.dynamic_stitch(positions, outs,
+        flat_out = outs[0] if n == 1 else array_indexing_ops.dynamic_stitch(positions, outs,
                                                                         name="stitch")
         shape = array_ops.concat([array_ops.shape(ids), [params.dim]], 0)
         result = array_ops.reshape(flat_out, shape, name="lookup")

@@ -17,13 +17,13 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients import gradients
 from tensorfleet.dynamic_embedding.ops import (VARIABLES_COLLECTION, DynamicEmbeddingShard,
                                                DynamicEmbeddingVariable)
-from tensorfleet.kernels.dynamic_embedding_kernels import HYPER_INPUTS
+from tensorfleet.kernels.numpy.dynamic_embedding_kernels import HYPER_INPUTS
 from tensorfleet.ops import array_ops, control_flow_ops, state_ops
 from tensorfleet.ops.op_util import make_op
 from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.optimizers import (AdagradOptimizer, AdamOptimizer,
                                              GradientDescentOptimizer)
-from tensorfleet.training.optimizers_more import LazyAdamOptimizer
+from tensorfleet.training.sparse_optimizers import LazyAdamOptimizer
 
 _KINDS = {GradientDescentOptimizer: "sgd", AdagradOptimizer: "adagrad",
           AdamOptimizer: "adam", LazyAdamOptimizer: "adam"}

@@ -23,7 +23,7 @@ from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.categorical_ops import as_string, vocabulary_lookup
 from tensorfleet.ops.hash_ops import sparse_cross_hashed, string_to_hash_bucket_fast
-from tensorfleet.ops.array_ops_more import where
+from tensorfleet.ops.array_indexing_ops import where
 from tensorfleet.ops.control_flow_ops import Assert
 from tensorfleet.ops.math_ops import greater_equal, less, logical_and
 from tensorfleet.ops.math_ops_reduce import reduce_all

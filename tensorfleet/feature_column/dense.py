@@ -23,8 +23,8 @@ from tensorfleet.framework.graph import Tensor, get_default_graph
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops
-from tensorfleet.ops.array_ops_join import stack
-from tensorfleet.ops.array_ops_more import (one_hot, range as _range, tile, unsorted_segment_sum,
+from tensorfleet.ops.array_concat_ops import stack
+from tensorfleet.ops.array_indexing_ops import (one_hot, range as _range, tile, unsorted_segment_sum,
                                             where)
 from tensorfleet.ops.categorical_ops import bucketize
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse

@@ -22,7 +22,7 @@ from tensorfleet.feature_column.categorical import HashedCategoricalColumn
 from tensorfleet.feature_column.dense import EmbeddingColumn, SharedEmbeddingColumn
 from tensorfleet.framework.graph import GraphKeys, Tensor, get_default_graph
 from tensorfleet.ops import array_ops
-from tensorfleet.ops.array_ops_join import concat
+from tensorfleet.ops.array_concat_ops import concat
 from tensorfleet.ops.embedding_ops import safe_embedding_lookup_sparse
 from tensorfleet.ops.sparse_lookup_ops import (LookupParts, combine_many, fused_lookup_parts,
                                                prefetch_prepared)

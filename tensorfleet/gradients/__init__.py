@@ -4,8 +4,8 @@ from tensorfleet.gradients import (  # noqa: F401
     array_grad, control_flow_grad, math_grad, nn_grad, state_grad)
 from tensorfleet.gradients import sparse_grad  # noqa: F401
 from tensorfleet.gradients import functional_grad, tensor_array_grad  # noqa: F401,E402
-from tensorfleet.gradients import (  # noqa: F401,E402
-    linalg_grad, nn_conv_more_grad, nn_norm_grad, nn_sampling_grad, scatter_grad)
+from tensorfleet.gradients import linalg_grad, nn_norm_grad, nn_sampling_grad, scatter_grad  # noqa: F401
+from tensorfleet.gradients import nn_conv_variant_grad  # noqa: F401
 from tensorfleet.gradients import rnn_grad  # noqa: F401,E402
 from tensorfleet.gradients import script_grad  # noqa: F401,E402
 from tensorfleet.gradients import image_grad  # noqa: F401,E402

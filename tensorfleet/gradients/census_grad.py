@@ -14,7 +14,7 @@ from typing import Any, List
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import array_ops as A
-from tensorfleet.ops import nn_conv_more as CM
+from tensorfleet.ops import nn_conv_variant_ops as CM
 
 
 def _shape_of(t: Tensor) -> Any:

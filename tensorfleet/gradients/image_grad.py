@@ -14,7 +14,8 @@ from typing import Any, List, Optional
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Operation
 from tensorfleet.gradients.registry import no_gradient, register_gradient
-from tensorfleet.ops import array_ops, array_ops_more
+from tensorfleet.ops import array_ops
+from tensorfleet.ops import array_indexing_ops
 from tensorfleet.ops.op_util import make_tensor
 
 
@@ -41,7 +42,7 @@ def _resize_bicubic_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
 @register_gradient("ResizeNearestNeighbor")
 def _resize_nearest_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
     images = op.inputs[0]
-    size = array_ops_more.strided_slice(array_ops.shape(images), [1], [3])
+    size = array_indexing_ops.strided_slice(array_ops.shape(images), [1], [3])
     return [make_tensor("ResizeNearestNeighborGrad", [grad, size], grad.dtype, _attrs(op),
                         shape=images.shape), None]
 

@@ -13,7 +13,7 @@ from typing import Any, List
 from tensorfleet.gradients.registry import no_gradient, register_gradient
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops import nn_ops_conv as C
+from tensorfleet.ops import nn_conv_ops as C
 from tensorfleet.ops.array_ops import expand_dims, shape, zeros_like
 
 no_gradient("InTopK")

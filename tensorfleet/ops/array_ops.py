@@ -1,7 +1,7 @@
 """Array ops: the whole family as one module (``tf.<name>``, ``array_ops.<name>``).
 
 The ops are defined in ``array_ops_core`` (constants, packing, shapes, reshapes, casts),
-``array_ops_join`` (joining and splitting) and ``array_ops_more`` (slicing, gathering,
+``array_concat_ops`` (joining and splitting) and ``array_indexing_ops`` (slicing, gathering,
 padding, masks, ranges, segment ops); this module re-exports them.
 """
 
@@ -12,8 +12,8 @@ from tensorfleet.ops.array_ops_core import (  # noqa: F401
     identity, invert_permutation, ones, ones_like, partial_values, placeholder,
     placeholder_with_default, rank, reshape, shape, shape_from_tensor, shape_tensor, size,
     squeeze, stack, stop_gradient, to_double, to_float, to_int32, to_int64, zeros, zeros_like)
-from tensorfleet.ops.array_ops_join import concat, split, unstack  # noqa: F401
-from tensorfleet.ops.array_ops_more import (  # noqa: F401
+from tensorfleet.ops.array_concat_ops import concat, split, unstack  # noqa: F401
+from tensorfleet.ops.array_indexing_ops import (  # noqa: F401
     boolean_mask, dynamic_partition, dynamic_stitch, gather, newaxis, one_hot, pad, range,
     slice, strided_slice, tile, transpose, unsorted_segment_sum, where)
 

@@ -1,7 +1,7 @@
 """The base of the array op family: constants, packing, shapes, reshapes and casts.
 
-Joining and splitting (``array_ops_join``) and slicing, gathering and padding
-(``array_ops_more``) build on this module; ``array_ops`` re-exports the whole family,
+Joining and splitting (``array_concat_ops``) and slicing, gathering and padding
+(``array_indexing_ops``) build on this module; ``array_ops`` re-exports the whole family,
 so ``tf.<name>`` and ``array_ops.<name>`` find it there.
 """
 
@@ -23,7 +23,7 @@ from tensorfleet.ops.op_util import const_value, make_tensor, same_shape
 
 logger = logging.getLogger(__name__)
 
-# ``range`` and ``slice`` are re-exported from array_ops_more below and shadow the builtins.
+# ``range`` and ``slice`` are re-exported from array_indexing_ops below and shadow the builtins.
 _builtin_range = builtins.range
 _builtin_slice = builtins.slice
 

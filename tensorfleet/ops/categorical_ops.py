@@ -5,7 +5,7 @@
 values to ``default_value`` or to hashed out-of-vocabulary buckets),
 ``dense_to_sparse_drop`` (a dense tensor as a ``SparseTensor`` without the
 entries equal to an "ignore" value) and ``as_string`` for numbers. Their
-kernels are in ``kernels/categorical_kernels.py``; none of them has a gradient
+kernels are in ``kernels/numpy/categorical_kernels.py``; none of them has a gradient
 (their outputs are ids).
 """
 

@@ -5,7 +5,7 @@ The class ``num_classes - 1`` is the blank. Inputs are unnormalised logits,
 ``[max_time, batch, num_classes]`` (time-major, TensorFlow 1.x's default). The loss
 op computes the gradient with respect to the logits in the same forward-backward
 pass and keeps it as a second output, which the registered gradient scales
-(``gradients/ctc_grad.py``); kernels are in ``kernels/ctc_kernels.py``.
+(``gradients/ctc_grad.py``); kernels are in ``kernels/numpy/ctc_kernels.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Hashing ops: ``tf.string_to_hash_bucket_fast`` / ``_strong`` and feature crosses.
 
-The bucket ids are TensorFlow's, bit for bit (see ``kernels/hash_kernels.py``), so
+The bucket ids are TensorFlow's, bit for bit (see ``kernels/numpy/hash_kernels.py``), so
 a model trained by either system reads the same hashed features.
 ``sparse_cross`` / ``sparse_cross_hashed`` take ``SparseTensor`` or dense
 ``[batch, n]`` inputs and return, per batch row, every combination of one value

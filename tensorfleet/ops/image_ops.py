@@ -1,8 +1,8 @@
 """``tf.image``: resizing, JPEG/PNG codecs, colour spaces and dtype conversion.
 
-Flips, crops, pads and colour adjustments are in ``ops/image_ops_more.py``.
-Kernels are in ``kernels/image_kernels.py`` (resize, colour) and
-``kernels/image_codec_kernels.py`` (Pillow's JPEG and PNG codecs); gradients of
+Flips, crops, pads and colour adjustments are in ``ops/image_adjust_ops.py``.
+Kernels are in ``kernels/numpy/image_kernels.py`` (resize, colour) and
+``kernels/numpy/image_codec_kernels.py`` (Pillow's JPEG and PNG codecs); gradients of
 the resizes in ``gradients/image_grad.py``.
 
 Resizing follows TensorFlow 1.x's ``resize_images``: corners are not

@@ -3,7 +3,7 @@ boxes and sampling distorted crops.
 
 A box is ``[y_min, x_min, y_max, x_max]`` in normalised coordinates: 0 and 1 are the
 first and last pixel rows/columns (``y * (height - 1)`` is the pixel row). Kernels
-are in ``kernels/image_boxes_kernels.py``; the gradients of ``crop_and_resize``
+are in ``kernels/numpy/image_boxes_kernels.py``; the gradients of ``crop_and_resize``
 (with respect to the image and the boxes) in ``gradients/image_grad.py``.
 """
 

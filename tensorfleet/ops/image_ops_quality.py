@@ -14,10 +14,11 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
-from tensorfleet.ops import array_ops, math_ops, nn_conv_more, nn_ops
+from tensorfleet.ops import array_ops, math_ops, nn_ops
+from tensorfleet.ops import nn_conv_variant_ops
 from tensorfleet.ops.image_ops import ResizeMethod, convert_image_dtype, image_rank, \
     resize_images
-from tensorfleet.ops.image_ops_more import pad_to_bounding_box
+from tensorfleet.ops.image_adjust_ops import pad_to_bounding_box
 
 
 def total_variation(images: Any, name: Optional[str] = None) -> Tensor:
@@ -85,7 +86,7 @@ def _gaussian_window(size: int, sigma: float) -> np.ndarray:
 def _window_means(x: Tensor, window: np.ndarray, channels: int) -> Tensor:
     """Gaussian-weighted local means of each channel over valid windows."""
     k = np.tile(window[:, :, None, None], (1, 1, channels, 1))
-    return nn_conv_more.depthwise_conv2d(x, convert_to_tensor(k), [1, 1, 1, 1], "VALID")
+    return nn_conv_variant_ops.depthwise_conv2d(x, convert_to_tensor(k), [1, 1, 1, 1], "VALID")
 
 
 def _check_filter(filter_size: Any, filter_sigma: Any, fname: str) -> None:
@@ -248,7 +249,7 @@ def sobel_edges(image: Any) -> Tensor:
         padded = array_ops.pad(img, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
         # One depthwise filter per (channel, direction): output channel 2 * ch + k.
         kernel = np.tile(np.transpose(_SOBEL, (1, 2, 0))[:, :, None, :], (1, 1, c, 1))
-        out = nn_conv_more.depthwise_conv2d(
+        out = nn_conv_variant_ops.depthwise_conv2d(
             padded, convert_to_tensor(kernel.astype(img.dtype.np)), [1, 1, 1, 1], "VALID")
         shape = array_ops.concat([array_ops.shape(img), [2]], 0)
         return array_ops.reshape(out, shape)

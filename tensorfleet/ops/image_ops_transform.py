@@ -4,7 +4,7 @@
 A transform is 8 numbers ``[a0, a1, a2, b0, b1, b2, c0, c1]`` mapping each *output*
 pixel ``(x, y)`` (column, row) to the input point ``((a0 x + a1 y + a2) / k,
 (b0 x + b1 y + b2) / k)`` with ``k = c0 x + c1 y + 1``; points outside the input read
-0. Kernels are in ``kernels/image_transform_kernels.py``. The gradient with respect
+0. Kernels are in ``kernels/numpy/image_transform_kernels.py``. The gradient with respect
 to the images (``gradients/image_grad.py``) is the exact adjoint of the sampling,
 scattering each output gradient back to the pixels it read.
 """

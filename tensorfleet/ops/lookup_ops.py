@@ -4,7 +4,7 @@ friends (``tf.contrib.lookup``), and ``tf.tables_initializer``.
 A table is a resource of the task it is placed on, created by a ``HashTableV2``
 op whose output is the table's handle, filled once by an initializer op (which
 ``tf.tables_initializer()`` groups) and read by ``LookupTableFindV2``. Kernels
-are in ``kernels/lookup_kernels.py``.
+are in ``kernels/numpy/lookup_kernels.py``.
 
 Out-of-vocabulary buckets (``num_oov_buckets``) are computed inside the find
 op: a missing key goes to ``vocab_size + Fingerprint64(key) % num_oov_buckets``
@@ -22,7 +22,8 @@ from tensorfleet.framework.graph import (GraphKeys, Operation, Tensor, convert_t
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.framework.tensor_shape import scalar
-from tensorfleet.ops import array_ops, array_ops_more, control_flow_ops, math_ops
+from tensorfleet.ops import array_ops, control_flow_ops, math_ops
+from tensorfleet.ops import array_indexing_ops
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
 
 _KEY_TYPES = (_dtypes.string, _dtypes.int64, _dtypes.int32)
@@ -304,7 +305,7 @@ def index_table_from_tensor(mapping: Any, num_oov_buckets: int = 0, default_valu
         keys = convert_to_tensor(mapping, dtype=dtype, name="Const")
         if keys.dtype is _dtypes.int32:
             raise TypeError("index_table_from_tensor: integer keys must be int64")
-        ids = array_ops_more.range(0, array_ops.size(keys, out_type=_dtypes.int64))
+        ids = array_indexing_ops.range(0, array_ops.size(keys, out_type=_dtypes.int64))
         init = KeyValueTensorInitializer(keys, ids, name="table_init")
         return _IndexTable(init, -1 if n_oov else default_value, n_oov)
 
@@ -337,7 +338,7 @@ def index_to_string_table_from_tensor(mapping: Any, default_value: Any = "UNK",
         raise ValueError("mapping must be specified.")
     with name_scope(name, "index_to_string"):
         values = convert_to_tensor(mapping, dtype=_dtypes.string, name="Const")
-        ids = array_ops_more.range(0, array_ops.size(values, out_type=_dtypes.int64))
+        ids = array_indexing_ops.range(0, array_ops.size(values, out_type=_dtypes.int64))
         init = KeyValueTensorInitializer(ids, values, name="table_init")
         return HashTable(init, default_value)
 

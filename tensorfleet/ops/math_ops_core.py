@@ -14,7 +14,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, broadcast_shape, unknown_shape
 from tensorfleet.ops.array_ops_core import cast, reshape
-from tensorfleet.ops.array_ops_more import transpose
+from tensorfleet.ops.array_indexing_ops import transpose
 from tensorfleet.ops.op_util import (broadcast_binary, convert_pair, make_tensor,
                                      same_shape)
 

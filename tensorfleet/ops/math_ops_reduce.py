@@ -18,7 +18,7 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops.array_ops_core import cast, stop_gradient, zeros_like
-from tensorfleet.ops.array_ops_more import where
+from tensorfleet.ops.array_indexing_ops import where
 from tensorfleet.ops.math_ops_core import (add, add_n, exp, is_finite, log, maximum, minimum,
                                            multiply, not_equal, rsqrt, sqrt, square, subtract,
                                            truediv)

@@ -4,7 +4,7 @@
 ``tf.timestamp``, ``tf.guarantee_const`` and ``tf.assert_proper_iterable``.
 
 ``Bitcast`` and ``Timestamp`` are ops of their own (kernels in
-``kernels/misc_census_kernels.py``); the rest are composites of existing ops.
+``kernels/numpy/misc_census_kernels.py``); the rest are composites of existing ops.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops.array_ops_core import cast, expand_dims, identity, reshape, shape, stack
-from tensorfleet.ops.array_ops_join import concat
-from tensorfleet.ops.array_ops_more import gather, range as _range
+from tensorfleet.ops.array_concat_ops import concat
+from tensorfleet.ops.array_indexing_ops import gather, range as _range
 from tensorfleet.ops.control_flow_ops import case
 from tensorfleet.ops.math_ops_core import equal, floormod
 from tensorfleet.ops.math_ops_reduce import reduce_prod

@@ -12,18 +12,18 @@ import math
 from typing import Any, List, Optional, Sequence, Tuple
 
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
-from tensorfleet.ops.array_ops_census import (batch_to_space, depth_to_space, space_to_batch,
+from tensorfleet.ops.array_transform_ops import (batch_to_space, depth_to_space, space_to_batch,
                                               space_to_depth)
 from tensorfleet.ops.array_ops_core import ones_like, squeeze, zeros_like
-from tensorfleet.ops.array_ops_more import where
+from tensorfleet.ops.array_indexing_ops import where
 from tensorfleet.ops.math_ops_core import (exp, greater_equal, less_equal, log, logical_and,
                                            multiply, reciprocal, squared_difference)
 from tensorfleet.ops.math_ops_reduce import reduce_sum
 from tensorfleet.ops.array_ops_core import expand_dims
-from tensorfleet.ops.array_ops_join import concat
-from tensorfleet.ops.nn_conv_more import (conv1d, conv2d_transpose, conv3d,
+from tensorfleet.ops.array_concat_ops import concat
+from tensorfleet.ops.nn_conv_variant_ops import (conv1d, conv2d_transpose, conv3d,
                                           conv3d_backprop_filter_v2, conv3d_backprop_input_v2)
-from tensorfleet.ops.nn_ops_conv import avg_pool, conv2d, max_pool
+from tensorfleet.ops.nn_conv_ops import avg_pool, conv2d, max_pool
 from tensorfleet.ops.nn_pool_ops import pool
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2",

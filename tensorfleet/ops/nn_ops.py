@@ -1,6 +1,6 @@
 """``tf.nn`` ops: activations, softmax, losses, dropout, embeddings, normalization.
 
-Convolution and pooling live in ``nn_ops_conv`` and are re-exported here. The
+Convolution and pooling live in ``nn_conv_ops`` and are re-exported here. The
 backward ops of the activations (``ReluGrad`` ...) are real ops with their own
 kernels: one fused kernel per step instead of a chain of elementwise ops.
 """
@@ -19,7 +19,7 @@ from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops import embedding_ops as _embedding_ops
 from tensorfleet.ops.array_ops import cast
 from tensorfleet.ops import math_ops as M
-from tensorfleet.ops.nn_ops_conv import (  # noqa: F401  (re-exported)
+from tensorfleet.ops.nn_conv_ops import (  # noqa: F401  (re-exported)
     avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool)
 from tensorfleet.ops.op_util import (const_value, convert_pair, make_op, make_tensor,
                                      same_shape)
@@ -404,6 +404,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "dropout", "embedding_lookup", "in_top_k",
     "moments", "l2_normalize", "sigmoid", "tanh",
-    # Convolution and pooling, defined in nn_ops_conv.
+    # Convolution and pooling, defined in nn_conv_ops.
     "conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool", "avg_pool",
 ]

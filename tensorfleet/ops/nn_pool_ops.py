@@ -4,7 +4,7 @@
 ``max_pool_with_argmax`` also returns where each maximum came from, as a flat index
 into the input: ``(y * width + x) * channels + c``, plus ``b * height * width *
 channels`` with ``include_batch_in_index``. Ties go to the first position in
-row-major window order. Kernels are in ``kernels/nn_pool_kernels.py``; the gradient
+row-major window order. Kernels are in ``kernels/numpy/nn_pool_kernels.py``; the gradient
 (``gradients/nn_pool_grad.py``) scatters into those positions.
 """
 
@@ -17,8 +17,9 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
-from tensorfleet.ops import array_ops, math_ops, nn_conv_more
-from tensorfleet.ops.nn_ops_conv import avg_pool, conv_output_size, max_pool
+from tensorfleet.ops import array_ops, math_ops
+from tensorfleet.ops import nn_conv_variant_ops
+from tensorfleet.ops.nn_conv_ops import avg_pool, conv_output_size, max_pool
 from tensorfleet.ops.op_util import make_op, make_tensor
 
 
@@ -227,7 +228,7 @@ def pool(input: Any, window_shape: Sequence[int], pooling_type: str,  # noqa: A0
             x = array_ops.expand_dims(x, 1)
             window, steps = [1] + window, [1] + steps
         if n == 3:
-            fn = nn_conv_more.max_pool3d if pooling_type == "MAX" else nn_conv_more.avg_pool3d
+            fn = nn_conv_variant_ops.max_pool3d if pooling_type == "MAX" else nn_conv_variant_ops.avg_pool3d
             y = fn(x, [1] + window + [1], [1] + steps + [1], padding)
         else:
             fn = max_pool if pooling_type == "MAX" else avg_pool

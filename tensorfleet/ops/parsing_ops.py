@@ -2,7 +2,7 @@
 
 A batch of serialized ``tf.train.Example`` protos becomes one ``ParseExample`` op
 whose attrs list the requested features (plain data, so the op runs on any task);
-its kernel is in ``kernels/parsing_kernels.py``. Dense features
+its kernel is in ``kernels/numpy/parsing_kernels.py``. Dense features
 (``FixedLenFeature``, ``FixedLenSequenceFeature``) come back as tensors, and
 ``VarLenFeature`` / ``SparseFeature`` as ``SparseTensor``s.
 """

@@ -6,7 +6,7 @@ Context features are ``FixedLenFeature`` (a dense tensor of its shape) or
 ``FixedLenSequenceFeature`` (``[steps, *shape]``; every step must hold exactly the
 shape's values, and a missing list is an error unless ``allow_missing``) or
 ``VarLenFeature`` (a ``[steps, longest]`` ``SparseTensor``). The kernel is in
-``kernels/parsing_kernels.py``; the op's attrs are plain data.
+``kernels/numpy/parsing_kernels.py``; the op's attrs are plain data.
 """
 
 from __future__ import annotations

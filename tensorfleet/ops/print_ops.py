@@ -4,7 +4,7 @@
 one stateful ``PrintV2`` op: in graph mode it is run (or made a control dependency) to
 print. Inputs may be tensors, Python values, or lists/tuples/dicts holding tensors; the
 Python parts become fixed text when the op is built, so only the tensors are inputs and
-the op's attributes stay plain strings. The kernels are in ``kernels/print_kernels.py``.
+the op's attributes stay plain strings. The kernels are in ``kernels/numpy/print_kernels.py``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
-from tensorfleet.ops.array_ops_more import range as _range
+from tensorfleet.ops.array_indexing_ops import range as _range
 from tensorfleet.ops.math_ops_reduce import reduce_max
 from tensorfleet.ops.op_util import const_value, make_op, make_tensor, same_shape
 

@@ -5,7 +5,7 @@ token maps to the function in a registry of the process that built the graph
 (entries go away with their graph). The op therefore runs only in that process
 -- locally, or on a task served by a server in the same process; a task in
 another process finds no such token and fails with an error saying so.
-Kernels are in ``kernels/script_kernels.py``.
+Kernels are in ``kernels/numpy/script_kernels.py``.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_default_g
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops.array_ops_core import (cast, expand_dims, fill, identity, ones_like, shape,
                                             stop_gradient, zeros_like)
-from tensorfleet.ops.array_ops_join import concat
-from tensorfleet.ops.array_ops_more import boolean_mask, gather, range as _range, where
+from tensorfleet.ops.array_concat_ops import concat
+from tensorfleet.ops.array_indexing_ops import boolean_mask, gather, range as _range, where
 from tensorfleet.ops.control_flow_ops import Assert
 from tensorfleet.ops.math_ops_core import (equal, exp, floordiv, floormod, greater,
                                            greater_equal, less, logical_and, logical_or, matmul,

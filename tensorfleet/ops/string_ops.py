@@ -1,7 +1,7 @@
 """String ops: ``tf.decode_csv``, ``tf.string_to_number``, ``tf.decode_raw``,
 ``tf.read_file``, ``tf.string_split``.
 
-Their kernels are in ``kernels/string_kernels.py``. ``decode_csv``,
+Their kernels are in ``kernels/numpy/string_kernels.py``. ``decode_csv``,
 ``string_to_number`` and ``decode_raw`` work element by element on a tensor of any
 shape, so they may be used in a ``Dataset.map`` that comes before a ``batch``.
 """

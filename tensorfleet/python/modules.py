@@ -49,7 +49,7 @@ _TABLE: Dict[str, Union[str, Sequence[str]]] = {
     "ops.data_flow_ops": "tensorfleet.ops.data_flow_ops",
     "ops.embedding_ops": "tensorfleet.ops.embedding_ops",
     "ops.sparse_ops": "tensorfleet.ops.sparse_ops",
-    "ops.string_ops": ("tensorfleet.ops.string_ops", "tensorfleet.ops.string_ops_more"),
+    "ops.string_ops": ("tensorfleet.ops.string_ops", "tensorfleet.ops.string_manip_ops"),
     "ops.tensor_array_ops": "tensorfleet.ops.tensor_array_ops",
     "ops.functional_ops": "tensorfleet.ops.functional_ops",
     "ops.check_ops": "tensorfleet.ops.check_ops",

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Un
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
-from tensorfleet.kernels import functional_kernels
+from tensorfleet.kernels.numpy import functional_kernels
 from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelContext,
                                           StepState, get_kernel, resolve_kernel,
                                           set_current_step)

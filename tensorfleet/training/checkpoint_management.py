@@ -36,7 +36,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.kernels.atomic_file import atomic_write
-from tensorfleet.kernels.io_kernels import check_restored, os_error, read_shard
+from tensorfleet.kernels.numpy.io_kernels import check_restored, os_error, read_shard
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from tensorfleet.ops import collective_ops, state_ops
 from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.session_run_hook import SessionRunHook
 from tensorfleet.collectives import registry, strategy
-from tensorfleet.ops.array_ops_more import unsorted_segment_sum
+from tensorfleet.ops.array_indexing_ops import unsorted_segment_sum
 from tensorfleet.ops.control_flow_ops import group
 from tensorfleet.ops.variables import global_variables
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, get_default_graph
 from tensorfleet.framework.graph_def import META_GRAPH_FORMAT, GraphDef, meta_graph_to_plain
-from tensorfleet.kernels.io_kernels import os_error
+from tensorfleet.kernels.numpy.io_kernels import os_error
 from tensorfleet.training import checkpoint_management as cm
 
 logger = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
 from tensorfleet.framework.graph_def import meta_graph_to_plain
-from tensorfleet.kernels.io_kernels import as_text, os_error, shard_filename
+from tensorfleet.kernels.numpy.io_kernels import as_text, os_error, shard_filename
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.meta_graph_def import MetaGraphDef, export_meta_graph

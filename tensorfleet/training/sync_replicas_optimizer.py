@@ -38,7 +38,11 @@ to stop), runs ``close_op``: it closes every accumulator, which fails the chief'
 pending ``take_grad`` with CancelledError, ending its loop quietly, and makes
 later gradients be dropped; and it closes the token queue, so the workers still
 waiting for a token, or asking for one later, get OutOfRangeError, which
-``MonitoredSession`` treats as a clean end of training. Closed accumulators and
+``MonitoredSession`` treats as a clean end of training. With backup workers the
+faster replicas may take every token of the last steps and stop at the last step
+while the chief still waits for a token; a replica's hook therefore leaves one token
+behind at ``end()``, so the chief's pending step completes and it sees the last step.
+Closed accumulators and
 a closed token queue stay closed on their parameter servers: a new synchronous
 job needs fresh parameter servers (or ``tf.Session.reset``).
 """
@@ -114,6 +118,7 @@ class SyncReplicasOptimizer(Optimizer):
         self.local_step_init_op: Optional[Operation] = None
         self.ready_for_local_init_op: Optional[Tensor] = None
         self.close_op: Optional[Operation] = None
+        self.release_token_op: Optional[Operation] = None
         logger.info("SyncReplicasOptimizer: replicas_to_aggregate=%d, total_num_replicas=%d",
                     self._replicas_to_aggregate, self._total_num_replicas)
 
@@ -196,6 +201,9 @@ class SyncReplicasOptimizer(Optimizer):
                     closers = [acc.close() for acc, _ in self._accumulator_list]
                     closers.append(queue.close(cancel_pending_enqueues=True))
                     self.close_op = control_flow_ops.group(*closers, name="close_op")
+                    with graph.colocate_with(global_step.op):
+                        self.release_token_op = queue.enqueue(
+                            (global_step.read_value(),), name="release_token")
                     self.ready_for_local_init_op = variables.report_uninitialized_variables(
                         variables.global_variables())
                 # Not added to QUEUE_RUNNERS: only the chief runs it (through the hook).
@@ -347,6 +355,7 @@ class _SyncReplicasOptimizerHook(SessionRunHook):
 
     def end(self, session: Any) -> None:
         if not self._is_chief:
+            self._release_token(session)
             return
         try:
             session.run(self._opt.close_op)
@@ -358,6 +367,18 @@ class _SyncReplicasOptimizerHook(SessionRunHook):
                 logger.warning("SyncReplicasOptimizer: chief thread %s did not stop within "
                                "%.0f s", t.name, THREAD_JOIN_SECS)
         self._threads = [t for t in self._threads if t.is_alive()]
+
+    def _release_token(self, session: Any) -> None:
+        # Faster replicas may take every token of the last steps; once they stop at the
+        # last step, the chief can wait for a token that nobody will make, since no
+        # replica is left to complete another step. A replica that ends leaves one token
+        # of the current step behind: the chief's pending step completes (its stale
+        # gradient is dropped), it sees the last step and closes the sync step.
+        try:
+            session.run(self._opt.release_token_op)
+        except (errors.OpError, RuntimeError) as e:
+            # The chief has closed the token queue already: nothing waits for a token.
+            logger.debug("SyncReplicasOptimizer: no token released at the end: %s", e)
 
 
 __all__ = ["SyncReplicasOptimizer"]

@@ -52,7 +52,7 @@ _LAYOUTS = {
 
 # The sparse updates of which several, on one device and with the same
 # hyperparameters, may run as one ``SparseApplyMany`` op: op type -> number of
-# scalar inputs. Their kernels are a row rule each (kernels/training_group_kernels.py).
+# scalar inputs. Their kernels are a row rule each (kernels/numpy/training_group_kernels.py).
 GROUPABLE_SPARSE_UPDATES = {"SparseApplyAdagrad": 1, "SparseApplyFtrl": 4,
                             "SparseApplyFtrlV2": 5}
 

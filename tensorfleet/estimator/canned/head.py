@@ -29,8 +29,8 @@ from tensorfleet.framework.graph import Tensor, control_dependencies, convert_to
     name_scope
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops
-from tensorfleet.ops.array_ops_join import concat
-from tensorfleet.ops.array_ops_more import gather, tile
+from tensorfleet.ops.array_concat_ops import concat
+from tensorfleet.ops.array_indexing_ops import gather, tile
 from tensorfleet.ops.categorical_ops import as_string, vocabulary_lookup
 from tensorfleet.ops.control_flow_ops import Assert
 from tensorfleet.ops.math_ops import greater_equal, less, logical_and, maximum, multiply, \

@@ -12,7 +12,6 @@ import numbers
 from typing import Any, Optional, Tuple
 
 from tensorfleet import layers_classes as _tfl
-from tensorfleet import layers_extra as _tfx
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import initializers as _inits
@@ -166,20 +165,20 @@ class AveragePooling2D(Layer, _tfl.AveragePooling2D):
                    kwargs)
 
 
-class MaxPooling1D(Layer, _tfx.MaxPooling1D):
+class MaxPooling1D(Layer, _tfl.MaxPooling1D):
     """Max pooling over [batch, steps, channels]."""
 
     def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
                  data_format: Optional[str] = None, **kwargs: Any):
-        _pool_init(self, _tfx.MaxPooling1D, pool_size, strides, padding, data_format, kwargs)
+        _pool_init(self, _tfl.MaxPooling1D, pool_size, strides, padding, data_format, kwargs)
 
 
-class AveragePooling1D(Layer, _tfx.AveragePooling1D):
+class AveragePooling1D(Layer, _tfl.AveragePooling1D):
     """Average pooling over [batch, steps, channels]."""
 
     def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
                  data_format: Optional[str] = None, **kwargs: Any):
-        _pool_init(self, _tfx.AveragePooling1D, pool_size, strides, padding, data_format,
+        _pool_init(self, _tfl.AveragePooling1D, pool_size, strides, padding, data_format,
                    kwargs)
 
 
