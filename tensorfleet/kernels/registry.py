@@ -56,6 +56,10 @@ def unregister_device_type(device_type: str) -> None:
         _DEVICE_TYPES.remove(name)
     for key in [k for k in _KERNELS if k[1] == name]:
         del _KERNELS[key]
+    for bkey in [k for k in _BACKEND_KERNELS if k[1] == name]:
+        del _BACKEND_KERNELS[bkey]
+    _BACKEND_CHOOSERS.pop(name, None)
+    _ACTIVE_BACKENDS.pop(name, None)
 
 
 def registered_device_types() -> Tuple[str, ...]:

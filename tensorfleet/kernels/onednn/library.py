@@ -201,7 +201,7 @@ class Library:
         # thread; executing them one at a time also keeps two OpenMP teams from
         # running over the same cores at once.
         self.lock = threading.Lock()
-        self._omp_set = _openmp_setter(self.dll)
+        self._omp_set = _openmp_setter()
         self._threads = threading.local()
 
     def call(self, name: str, *args: Any) -> None:
@@ -217,17 +217,17 @@ class Library:
             self._threads.n = n
 
 
-def _openmp_setter(dll: ctypes.CDLL) -> Any:
-    """``omp_set_num_threads`` of the libgomp oneDNN runs on (loaded with it)."""
-    for name in ("libgomp.so.1",):
-        try:
-            fn = ctypes.CDLL(name).omp_set_num_threads
-        except (OSError, AttributeError):
-            continue
-        fn.argtypes = [ctypes.c_int]
-        fn.restype = None
-        return fn
-    return None
+def _openmp_setter() -> Any:
+    """``omp_set_num_threads`` of the GNU OpenMP runtime oneDNN was linked with (already
+    loaded with it, so this finds that same copy); None if it cannot be found."""
+    try:
+        fn = ctypes.CDLL("libgomp.so.1").omp_set_num_threads
+    except (OSError, AttributeError):
+        logger.info("GNU OpenMP not found beside oneDNN: its thread count is left alone")
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = None
+    return fn
 
 
 _lib: Optional[Library] = None
