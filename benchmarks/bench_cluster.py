@@ -9,7 +9,7 @@ case ends, whatever happens; a server whose client disappears exits by itself.
 
 Under TensorFlow the servers are ``tf.compat.v1.train.Server`` (the TF1 in-process
 gRPC server, the one the seeds describe); under tensorfleet
-``tensorfleet.train.Server``.
+``tensorfleet.api.train.Server``.
 
 Cases:
   mean_step  ClusterSpec {"local": [2 ports]}; x = placeholder float32 [100];

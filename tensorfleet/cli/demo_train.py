@@ -23,7 +23,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numpy as np
 
 import tensorfleet as tf
-from tensorfleet.logs import configure_from_env
+from tensorfleet.platform.logs import configure_from_env
 from tensorfleet.distributed.remote import client_for
 from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
 from tensorfleet.training.progress import ProgressBarHook

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from tensorfleet import logs
+from tensorfleet.platform import logs
 from tensorfleet.cli import demo, k8s, launch, server_cmd, status
 from tensorfleet import __version__
 

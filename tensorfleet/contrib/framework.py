@@ -23,7 +23,7 @@ from tensorfleet.framework.graph import GraphKeys, device as _device, get_collec
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import state_ops as S
 from tensorfleet.ops.control_flow_ops import group
-from tensorfleet import nest  # noqa: F401  (tf.contrib.framework.nest)
+from tensorfleet.framework import nest  # noqa: F401
 from tensorfleet.ops.variable_scope import VariableScope, get_variable
 from tensorfleet.ops.variables import Variable
 from tensorfleet.training.checkpoint_management import (  # noqa: F401

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from tensorfleet import losses as _losses
+from tensorfleet.ops import losses_ops as _losses
 from tensorfleet.framework.graph import Tensor
-from tensorfleet.losses import (  # noqa: F401
+from tensorfleet.ops.losses_ops import (  # noqa: F401
     add_loss, get_losses, get_regularization_losses, get_total_loss)
 
 

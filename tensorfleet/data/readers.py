@@ -31,7 +31,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.data.iterator_ops import ComponentSpec
 from tensorfleet.framework.graph import Tensor
-from tensorfleet.io_tfrecord import TFRecordOptions, compression_kind
+from tensorfleet.platform.tf_record import TFRecordOptions, compression_kind
 from tensorfleet.ops.op_util import const_value
 
 _INNER_STAGES = ("skip", "take", "shard", "repeat")

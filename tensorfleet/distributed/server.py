@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet.logs import configure_from_env
+from tensorfleet.platform.logs import configure_from_env
 from tensorfleet.distributed import protocol
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.master import MasterService

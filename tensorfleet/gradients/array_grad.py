@@ -47,6 +47,16 @@ def _identity_grad(op: Any, grad: Any) -> Any:
     return grad
 
 
+# tf.identity_n; under tf.custom_gradient its gradient is overridden.
+@register_gradient("IdentityN")
+def _identity_n_grad(op: Any, *grads: Any) -> List[Any]:
+    return list(grads)
+
+
+# The output reinterprets the input's bytes, which no derivative relates.
+no_gradient("Bitcast")
+
+
 def _reshape_to_input(op: Any, grad: Any) -> Any:
     x = op.inputs[0]
     s = _static_shape(x)

@@ -3,7 +3,9 @@
 ``Conv2DBackpropInput`` (which is also ``conv2d_transpose``) is linear in its
 filter and in its incoming gradient: its own gradient is a forward ``conv2d``
 for the second and a filter backprop for the first. ``Conv2DBackpropFilter``
-likewise, which gives ``conv2d`` second derivatives.
+likewise, which gives ``conv2d`` second derivatives. The 3-D backprops
+(``Conv3DBackpropInputV2``, which ``conv3d_transpose`` is built on, and
+``Conv3DBackpropFilterV2``) are differentiated the same way with ``conv3d``.
 """
 
 from __future__ import annotations
@@ -59,6 +61,28 @@ def _conv3d_grad(op: Any, grad: Any) -> List[Any]:
     common = dict(strides=a["strides"], padding=a["padding"], dilations=a["dilations"])
     return [CM.conv3d_backprop_input_v2(_shape_of(x), w, grad, **common),
             CM.conv3d_backprop_filter_v2(x, _shape_of(w), grad, **common)]
+
+
+def _conv3d_common(op: Any) -> dict:
+    a = op.attrs
+    return dict(strides=list(a["strides"]), padding=a["padding"],
+                dilations=list(a["dilations"]))
+
+
+@register_gradient("Conv3DBackpropInputV2")
+def _conv3d_backprop_input_grad(op: Any, grad: Any) -> List[Any]:
+    _, w, dy = op.inputs
+    common = _conv3d_common(op)
+    return [None, CM.conv3d_backprop_filter_v2(grad, _shape_of(w), dy, **common),
+            CM.conv3d(grad, w, **common)]
+
+
+@register_gradient("Conv3DBackpropFilterV2")
+def _conv3d_backprop_filter_grad(op: Any, grad: Any) -> List[Any]:
+    x, _, dy = op.inputs
+    common = _conv3d_common(op)
+    return [CM.conv3d_backprop_input_v2(_shape_of(x), grad, dy, **common), None,
+            CM.conv3d(x, grad, **common)]
 
 
 def _pool3d_attrs(op: Any) -> dict:

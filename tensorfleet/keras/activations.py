@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from tensorfleet import nn as _nn
+from tensorfleet.api import nn as _nn
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import backend_math as K
 from tensorfleet.ops import math_ops as M

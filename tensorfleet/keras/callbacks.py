@@ -303,7 +303,7 @@ class TensorBoard(Callback):
         """Writes one scalar per log entry at step ``epoch``."""
         if self.writer is None:
             return
-        summary_cls = _summary_ops.Summary  # loaded on first use (see tensorfleet.summary)
+        summary_cls = _summary_ops.Summary  # loaded on first use (see tensorfleet.api.summary)
         values = [summary_cls.Value(tag=k, simple_value=float(v))
                   for k, v in (logs or {}).items() if k not in ("batch", "size")]
         self.writer.add_summary(summary_cls(value=values), epoch)

@@ -1,4 +1,4 @@
-"""Array ops, continued: slicing, gathering, padding, masks, ranges and segment ops.
+"""Array ops that select elements: slicing, gathering, padding, masks, ranges and segment ops.
 
 Re-exported by ``array_ops``. This module defines ``range`` and ``slice``, so the
 Python builtins are reached through ``_builtin_range`` and ``_pyslice``.
@@ -14,14 +14,14 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import graph as _graph
-from tensorfleet.framework.graph import Tensor, convert_to_tensor
+from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops.array_ops_core import (_axis_tensor, _norm_axis, _scalar_int, cast,
-                                            constant, convert_list, ones_like, partial_values,
-                                            rank, reshape, shape, shape_from_tensor,
-                                            shape_tensor, squeeze)
+                                            constant, convert_list, expand_dims, ones_like,
+                                            partial_values, rank, reshape, shape,
+                                            shape_from_tensor, shape_tensor, squeeze, stack)
 from tensorfleet.ops.array_concat_ops import concat
 from tensorfleet.ops.op_util import const_value, convert_pair, make_op, make_tensor
 
@@ -390,6 +390,40 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: Option
     return make_tensor("GatherV2", [p, i, _axis_tensor(axis)], p.dtype, name=name or "GatherV2")
 
 
+def batch_gather(params: Any, indices: Any, name: Optional[str] = None) -> Tensor:
+    """For each batch position (all dimensions of ``indices`` but its last, which must lead
+    ``params``), the rows of ``params`` at that position's indices."""
+    with name_scope(name or "BatchGather"):
+        p = convert_to_tensor(params)
+        i = convert_to_tensor(indices)
+        r = i.shape.ndims
+        if r is None:
+            raise ValueError("batch_gather needs the rank of indices to be known")
+        if not i.dtype.is_integer:
+            raise TypeError(f"indices of batch_gather must be integers, got {i.dtype.name}")
+        if r <= 1:
+            return gather(p, i)
+        b = r - 1
+        if p.shape.ndims is not None and p.shape.ndims < r:
+            raise ValueError(f"batch_gather: params of rank {p.shape.ndims} has fewer than the "
+                             f"{r} dimensions indices {i.shape} needs")
+        ps = shape(p, out_type=i.dtype)
+        # The product of the batch dimensions, multiplied out here because the reductions
+        # (math_ops_reduce) are built on this module.
+        batch = ps[0]
+        for k in _builtin_range(1, b):
+            batch = batch * ps[k]
+        n = ps[b]
+        flat_p = reshape(p, concat([stack([batch * n]), ps[b + 1:]], 0))
+        offsets = expand_dims(range(batch) * n, 1)
+        flat_i = reshape(i, stack([batch, -1])) + cast(offsets, i.dtype)
+        out = gather(flat_p, flat_i)
+        out = reshape(out, concat([shape(i, out_type=i.dtype), ps[b + 1:]], 0))
+        if p.shape.ndims is not None:
+            out.set_shape(i.shape.concatenate(p.shape[b + 1:]))
+        return out
+
+
 def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
                          name: Optional[str] = None) -> Tensor:
     """Sums of ``data`` rows grouped by ``segment_ids``; negative ids are dropped."""
@@ -590,6 +624,7 @@ _graph.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_den
 
 
 __all__ = [
-    "newaxis", "slice", "strided_slice", "gather", "unsorted_segment_sum", "dynamic_partition",
-    "dynamic_stitch", "one_hot", "tile", "pad", "range", "transpose", "where", "boolean_mask",
+    "newaxis", "slice", "strided_slice", "gather", "batch_gather", "unsorted_segment_sum",
+    "dynamic_partition", "dynamic_stitch", "one_hot", "tile", "pad", "range", "transpose", "where",
+    "boolean_mask",
 ]

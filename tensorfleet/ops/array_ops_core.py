@@ -1,4 +1,5 @@
-"""The base of the array op family: constants, packing, shapes, reshapes and casts.
+"""The base of the array op family: constants, packing, shapes, reshapes, casts and
+bitcasts.
 
 Joining and splitting (``array_concat_ops``) and slicing, gathering and padding
 (``array_indexing_ops``) build on this module; ``array_ops`` re-exports the whole family,
@@ -320,6 +321,26 @@ register_op("Rank", lambda op: [scalar()])
 register_op("Cast", same_shape)
 
 
+def _bitcast_shape(op: Any) -> List[TensorShape]:
+    x = op.inputs[0]
+    src, dst = x.dtype.np.itemsize, _dtypes.as_dtype(op.attrs["type"]).np.itemsize
+    if x.shape.ndims is None:
+        return [TensorShape(None)]
+    dims = x.shape.as_list()
+    if src == dst:
+        return [TensorShape(dims)]
+    if src > dst:
+        return [TensorShape(dims + [src // dst])]
+    if not dims or (dims[-1] is not None and dims[-1] != dst // src):
+        raise ValueError(f"Cannot bitcast from {x.dtype.name} to "
+                         f"{_dtypes.as_dtype(op.attrs['type']).name}: the last dimension "
+                         f"must be {dst // src}, got shape {x.shape}")
+    return [TensorShape(dims[:-1])]
+
+
+register_op("Bitcast", _bitcast_shape)
+
+
 # -- constants and placeholders --------------------------------------------------------------
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
@@ -521,6 +542,21 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:
     return make_tensor("Cast", [t], dt, {"SrcT": t.dtype, "DstT": dt}, name=name or "Cast")
 
 
+def bitcast(input: Any, type: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """The bytes of ``input`` read as ``type``: a wider source gains a last dimension of
+    the size ratio, a narrower one loses its last dimension (which must be the ratio)."""
+    x = convert_to_tensor(input)
+    dt = _dtypes.as_dtype(type)
+    if x.dtype is _dtypes.string or dt is _dtypes.string:
+        raise TypeError("bitcast does not take string tensors")
+    return make_tensor("Bitcast", [x], dt, {"type": dt.name}, name=name or "Bitcast")
+
+
+def guarantee_const(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
+    """``input`` unchanged; TensorFlow takes it as a promise that the value is constant."""
+    return identity(input, name=name or "GuaranteeConst")
+
+
 def to_float(x: Any, name: str = "ToFloat") -> Any:
     """``cast(x, tf.float32)``."""
     return cast(x, _dtypes.float32, name=name)
@@ -544,6 +580,6 @@ def to_int64(x: Any, name: str = "ToInt64") -> Any:
 __all__ = [
     "constant", "stack", "placeholder", "placeholder_with_default", "identity", "stop_gradient",
     "fill", "zeros", "ones", "zeros_like", "ones_like", "shape", "size", "rank", "reshape",
-    "expand_dims", "squeeze", "invert_permutation", "cast", "to_float",
-    "to_double", "to_int32", "to_int64",
+    "expand_dims", "squeeze", "invert_permutation", "cast", "bitcast", "guarantee_const",
+    "to_float", "to_double", "to_int32", "to_int64",
 ]

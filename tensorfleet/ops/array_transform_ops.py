@@ -1,24 +1,26 @@
-"""Small top-level names that TF 1.x programs use, built from existing ops:
-``tf.arg_max``, ``tf.arg_min``, ``tf.lin_space`` / ``tf.linspace``, ``tf.meshgrid``,
-``tf.roll``, ``tf.broadcast_to``, ``tf.broadcast_static_shape``,
-``tf.broadcast_dynamic_shape``, ``tf.shape_n``, ``tf.parallel_stack``,
-``tf.dimension_value``, ``tf.saturate_cast``, ``tf.where_v2``, ``tf.searchsorted``,
-``tf.unravel_index``, ``tf.is_non_decreasing``, ``tf.is_strictly_increasing``,
-``tf.space_to_depth``, ``tf.depth_to_space``, ``tf.init_scope``, ``tf.get_seed``,
-``tf.numpy_function``, ``tf.assert_rank_in``, ``tf.assert_same_float_dtype``,
-``tf.histogram_fixed_width``, ``tf.histogram_fixed_width_bins``, ``tf.space_to_batch_nd``,
-``tf.batch_to_space_nd``, ``tf.space_to_batch``, ``tf.batch_to_space``,
-``tf.convert_to_tensor_or_sparse_tensor`` and ``tf.convert_to_tensor_or_indexed_slices``.
+"""Array ops that rearrange, broadcast or tile the elements of a tensor, or compute where
+elements go: ``tf.roll``, ``tf.meshgrid``, ``tf.broadcast_to``,
+``tf.broadcast_static_shape``, ``tf.broadcast_dynamic_shape``, ``tf.where_v2``,
+``tf.space_to_depth`` / ``tf.depth_to_space``, ``tf.space_to_batch_nd`` /
+``tf.batch_to_space_nd`` and their 2-D forms ``tf.space_to_batch`` / ``tf.batch_to_space``
+(with ``tf.required_space_to_batch_paddings``, the paddings and crops they need),
+``tf.parallel_stack``, ``tf.shape_n``, ``tf.lin_space`` / ``tf.linspace``,
+``tf.searchsorted``, ``tf.unravel_index``, ``tf.saturate_cast`` and ``tf.arg_max`` /
+``tf.arg_min`` (the TF 0.x spellings of ``argmax`` / ``argmin``).
 
-Each is a composite of ops tensorfleet already has (so gradients come from theirs); the
-values follow TensorFlow's.
+Beside them are the TF 1.x helpers for building such tensors: ``tf.dimension_value``,
+``tf.convert_to_tensor_or_sparse_tensor``, ``tf.convert_to_tensor_or_indexed_slices``,
+``tf.init_scope`` and ``tf.get_seed``.
+
+Each op is a composite of the base array and math ops, so its gradient comes from theirs;
+the values follow TensorFlow's.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -28,28 +30,24 @@ from tensorfleet.framework.graph import (Tensor, convert_to_tensor, get_default_
 from tensorfleet.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorfleet.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorfleet.framework.tensor_shape import Dimension, TensorShape, as_shape, broadcast_shape
-from tensorfleet.ops.array_ops_core import (cast, expand_dims, fill, identity, ones, rank,
-                                            reshape, shape, size, stack, zeros)
+from tensorfleet.ops.array_ops_core import (cast, expand_dims, fill, identity, ones, reshape,
+                                            shape, size, stack, zeros)
 from tensorfleet.ops.array_concat_ops import concat
 from tensorfleet.ops.array_indexing_ops import (gather, pad, range as _range, slice as _slice,
-                                            transpose, unsorted_segment_sum, where)
-from tensorfleet.ops.control_flow_ops import Assert, no_op
-from tensorfleet.ops.math_ops_core import (add, equal, floor, floordiv, floormod, greater,
-                                           greater_equal, less, less_equal, logical_or, maximum,
-                                           minimum, multiply, subtract)
+                                                transpose, where)
+from tensorfleet.ops.control_flow_ops import Assert
+from tensorfleet.ops.math_ops_core import (add, equal, floordiv, floormod, less, less_equal,
+                                           logical_or, maximum, minimum, multiply, subtract)
+from tensorfleet.ops.math_ops_reduce import argmax, argmin, cumprod, reduce_all, reduce_sum
 from tensorfleet.ops.op_util import convert_pair
-from tensorfleet.ops.math_ops_reduce import (argmax, argmin, clip_by_value, cumprod, reduce_all,
-                                             reduce_any, reduce_sum)
-from tensorfleet.ops.script_ops import py_func
 
 __all__ = ["arg_max", "arg_min", "lin_space", "linspace", "meshgrid", "roll", "broadcast_to",
            "broadcast_static_shape", "broadcast_dynamic_shape", "shape_n",
            "parallel_stack", "dimension_value", "saturate_cast", "where_v2", "searchsorted",
-           "unravel_index", "is_non_decreasing", "is_strictly_increasing", "space_to_depth",
-           "depth_to_space", "init_scope", "get_seed", "numpy_function", "assert_rank_in",
-           "assert_same_float_dtype", "histogram_fixed_width", "histogram_fixed_width_bins",
+           "unravel_index", "space_to_depth", "depth_to_space", "init_scope", "get_seed",
            "space_to_batch_nd", "batch_to_space_nd", "space_to_batch", "batch_to_space",
-           "convert_to_tensor_or_sparse_tensor", "convert_to_tensor_or_indexed_slices"]
+           "required_space_to_batch_paddings", "convert_to_tensor_or_sparse_tensor",
+           "convert_to_tensor_or_indexed_slices"]
 
 
 def arg_max(input: Any, dimension: Any = None, name: Optional[str] = None,  # noqa: A002
@@ -259,24 +257,6 @@ def unravel_index(indices: Any, dims: Any, name: Optional[str] = None) -> Tensor
                         expand_dims(d, -1))
 
 
-def _monotone(x: Any, op: Any, name: str) -> Tensor:
-    with name_scope(name):
-        t = reshape(convert_to_tensor(x), [-1])
-        if not (t.dtype.is_floating or t.dtype.is_integer):
-            raise TypeError(f"Expected x to be numeric, got {t.dtype.name}")
-        return reduce_all(op(t[1:], t[:-1]))
-
-
-def is_non_decreasing(x: Any, name: Optional[str] = None) -> Tensor:
-    """True when the flattened ``x`` never decreases (true for fewer than two elements)."""
-    return _monotone(x, greater_equal, name or "is_non_decreasing")
-
-
-def is_strictly_increasing(x: Any, name: Optional[str] = None) -> Tensor:
-    """True when the flattened ``x`` always increases (true for fewer than two elements)."""
-    return _monotone(x, greater, name or "is_strictly_increasing")
-
-
 def _nhwc(data_format: str, what: str) -> None:
     if data_format != "NHWC":
         raise ValueError(f"{what} supports data_format 'NHWC' only, got {data_format!r}")
@@ -334,81 +314,6 @@ def init_scope() -> Iterator[None]:
     """A scope for creating state: outer control dependencies are cleared."""
     with get_default_graph().control_dependencies(None):
         yield
-
-
-def numpy_function(func: Any, inp: Sequence[Any], Tout: Any,  # noqa: N803
-                   name: Optional[str] = None) -> Any:
-    """``tf.py_func`` under its later name: ``func`` takes and returns numpy arrays."""
-    return py_func(func, inp, Tout, stateful=True, name=name)
-
-
-def assert_rank_in(x: Any, ranks: Sequence[Any], data: Any = None, summarize: Any = None,
-                   message: Optional[str] = None, name: Optional[str] = None) -> Any:
-    """Checks that the rank of ``x`` is one of ``ranks``: ValueError at once when the rank
-    is known, else an ``Assert`` op (showing ``data``) that fails when run."""
-    with name_scope(name or "assert_rank_in"):
-        x = convert_to_tensor(x)
-        wanted = [int(r) for r in ranks]
-        r = x.shape.ndims
-        if r is not None:
-            if r not in wanted:
-                raise ValueError(f"{message + ' ' if message else ''}Tensor {x.name} must have "
-                                 f"rank in {tuple(wanted)}. Received rank {r}, shape {x.shape}")
-            return no_op(name="static_checks_determined_all_ok")
-        shown = list(data) if data is not None else [
-            message or f"Tensor {x.name} must have rank in {tuple(wanted)}; rank:", rank(x)]
-        return Assert(reduce_any(equal(rank(x), wanted)), shown, summarize=summarize)
-
-
-def assert_same_float_dtype(tensors: Optional[Sequence[Any]] = None,
-                            dtype: Any = None) -> Any:
-    """The common floating dtype of ``tensors`` (and ``dtype``); ValueError when they differ
-    or are not floating; float32 when there is nothing to go on."""
-    found = _dtypes.as_dtype(dtype) if dtype is not None else None
-    for t in tensors or []:
-        dt = getattr(t, "dtype", None)
-        if dt is None:
-            continue
-        dt = _dtypes.as_dtype(dt)
-        if found is None:
-            found = dt
-        elif dt != found:
-            raise ValueError(f"Expected {found.name} but got {dt.name} for {t}")
-    if found is None:
-        return _dtypes.float32
-    if not found.is_floating:
-        raise ValueError(f"Expected floating point type, got {found.name}.")
-    return found
-
-
-def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: int = 100,
-                               dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
-    """The bin (0 .. nbins-1) of each of ``values`` among ``nbins`` equal bins spanning
-    ``value_range``; values outside the range go to the first or last bin."""
-    with name_scope(name or "histogram_fixed_width_bins"):
-        v = convert_to_tensor(values)
-        out_shape = shape(v)
-        v = reshape(v, [-1])
-        rng = convert_to_tensor(value_range, dtype=v.dtype)
-        nb = cast(nbins, v.dtype)
-        scaled = (v - rng[0]) / (rng[1] - rng[0])
-        idx = clip_by_value(floor(nb * scaled), 0, nb - 1)
-        return reshape(cast(idx, dtype), out_shape)
-
-
-def histogram_fixed_width(values: Any, value_range: Any, nbins: int = 100,
-                          dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
-    """Counts of ``values`` in ``nbins`` equal bins spanning ``value_range`` (values outside
-    the range counted in the first or last bin), as TensorFlow's ``HistogramFixedWidth``."""
-    with name_scope(name or "HistogramFixedWidth"):
-        v = cast(reshape(convert_to_tensor(values), [-1]), _dtypes.float64)
-        rng = cast(convert_to_tensor(value_range), _dtypes.float64)
-        step = (rng[1] - rng[0]) / cast(nbins, _dtypes.float64)
-        idx = minimum(floor((maximum(v, rng[0]) - rng[0]) / step),
-                      cast(nbins - 1, _dtypes.float64))
-        idx = cast(idx, _dtypes.int32)
-        counts = unsorted_segment_sum(ones(shape(idx), _dtypes.int32), idx, nbins)
-        return cast(counts, dtype)
 
 
 def _block_shape(block_shape: Any) -> List[int]:
@@ -523,6 +428,26 @@ def batch_to_space(input: Any, crops: Any, block_size: Any = None,  # noqa: A002
     ``block_size`` block (or ``block_shape``)."""
     bs = block_shape if block_shape is not None else [int(block_size)] * 2
     return batch_to_space_nd(input, bs, crops, name=name or "BatchToSpace")
+
+
+def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
+                                     base_paddings: Any = None,
+                                     name: Optional[str] = None) -> Tuple[Tensor, Tensor]:
+    """The ``(paddings, crops)`` for ``space_to_batch_nd`` / ``batch_to_space_nd``: extra end
+    padding making ``input_shape`` plus ``base_paddings`` divisible by ``block_shape``, and
+    the crops that remove it again."""
+    with name_scope(name or "required_space_to_batch_paddings"):
+        shp = cast(convert_to_tensor(input_shape), _dtypes.int32)
+        block = cast(convert_to_tensor(block_shape), _dtypes.int32)
+        if base_paddings is None:
+            base = stack([shp * 0, shp * 0], 1)
+        else:
+            base = cast(convert_to_tensor(base_paddings), _dtypes.int32)
+        start, end = base[:, 0], base[:, 1]
+        extra = floormod(block - floormod(shp + start + end, block), block)
+        paddings = stack([start, end + extra], 1)
+        crops = stack([extra * 0, extra], 1)
+        return paddings, crops
 
 
 def convert_to_tensor_or_sparse_tensor(value: Any, dtype: Any = None,

@@ -1,4 +1,6 @@
-"""``tf.assert_*``: run-time checks on tensor values, shapes and dtypes.
+"""``tf.assert_*``: run-time checks on tensor values, shapes and dtypes, and the predicates
+they rest on (``tf.is_numeric_tensor``, ``tf.is_non_decreasing``,
+``tf.is_strictly_increasing``).
 
 Each value check returns an ``Assert`` op (use it in ``control_dependencies``)
 that fails the step with InvalidArgumentError naming the condition and showing
@@ -17,6 +19,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
+from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import math_ops as M
@@ -133,6 +136,24 @@ assert_rank_at_least = _rank_check("assert_rank_at_least", lambda a, b: a >= b, 
                                    M.greater_equal)
 
 
+def assert_rank_in(x: Any, ranks: Sequence[Any], data: Any = None, summarize: Any = None,
+                   message: Optional[str] = None, name: Optional[str] = None) -> Any:
+    """Checks that the rank of ``x`` is one of ``ranks``: ValueError at once when the rank
+    is known, else an ``Assert`` op (showing ``data``) that fails when run."""
+    with name_scope(name or "assert_rank_in"):
+        x = convert_to_tensor(x)
+        wanted = [int(r) for r in ranks]
+        r = x.shape.ndims
+        if r is not None:
+            if r not in wanted:
+                raise ValueError(f"{message + ' ' if message else ''}Tensor {x.name} must have "
+                                 f"rank in {tuple(wanted)}. Received rank {r}, shape {x.shape}")
+            return CF.no_op(name="static_checks_determined_all_ok")
+        shown = list(data) if data is not None else [
+            message or f"Tensor {x.name} must have rank in {tuple(wanted)}; rank:", A.rank(x)]
+        return CF.Assert(M.reduce_any(M.equal(A.rank(x), wanted)), shown, summarize=summarize)
+
+
 def assert_scalar(tensor: Any, name: Optional[str] = None) -> Tensor:
     """``tensor`` itself, after checking that its (known) rank is 0.
 
@@ -175,13 +196,64 @@ def assert_integer(x: Any, message: Optional[str] = None,
     return CF.no_op(name=name or "statically_determined_was_integer")
 
 
+def assert_same_float_dtype(tensors: Optional[Sequence[Any]] = None,
+                            dtype: Any = None) -> Any:
+    """The common floating dtype of ``tensors`` (and ``dtype``); ValueError when they differ
+    or are not floating; float32 when there is nothing to go on."""
+    found = _dtypes.as_dtype(dtype) if dtype is not None else None
+    for t in tensors or []:
+        dt = getattr(t, "dtype", None)
+        if dt is None:
+            continue
+        dt = _dtypes.as_dtype(dt)
+        if found is None:
+            found = dt
+        elif dt != found:
+            raise ValueError(f"Expected {found.name} but got {dt.name} for {t}")
+    if found is None:
+        return _dtypes.float32
+    if not found.is_floating:
+        raise ValueError(f"Expected floating point type, got {found.name}.")
+    return found
+
+
+def assert_proper_iterable(values: Any) -> None:
+    """TypeError when ``values`` is a tensor, an array or a string (iterable by accident) or
+    is not iterable at all."""
+    accidental = (Tensor, SparseTensor, np.ndarray, bytes, str)
+    if isinstance(values, accidental):
+        raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: '
+                        f"{type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
+
+
 def is_numeric_tensor(tensor: Any) -> bool:
     """True for a ``Tensor`` of a numeric dtype."""
     return isinstance(tensor, Tensor) and tensor.dtype.np.kind in "iufc"
 
 
+def _monotone(x: Any, op: Any, name: str) -> Tensor:
+    with name_scope(name):
+        t = A.reshape(convert_to_tensor(x), [-1])
+        if not (t.dtype.is_floating or t.dtype.is_integer):
+            raise TypeError(f"Expected x to be numeric, got {t.dtype.name}")
+        return M.reduce_all(op(t[1:], t[:-1]))
+
+
+def is_non_decreasing(x: Any, name: Optional[str] = None) -> Tensor:
+    """True when the flattened ``x`` never decreases (true for fewer than two elements)."""
+    return _monotone(x, M.greater_equal, name or "is_non_decreasing")
+
+
+def is_strictly_increasing(x: Any, name: Optional[str] = None) -> Tensor:
+    """True when the flattened ``x`` always increases (true for fewer than two elements)."""
+    return _monotone(x, M.greater, name or "is_strictly_increasing")
+
+
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
            "assert_non_negative", "assert_non_positive", "assert_near", "assert_rank",
-           "assert_rank_at_least", "assert_scalar", "assert_type", "assert_integer",
-           "is_numeric_tensor"]
+           "assert_rank_at_least", "assert_rank_in", "assert_scalar", "assert_type",
+           "assert_integer", "assert_same_float_dtype", "assert_proper_iterable",
+           "is_numeric_tensor", "is_non_decreasing", "is_strictly_increasing"]

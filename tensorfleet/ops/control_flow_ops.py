@@ -1,4 +1,5 @@
-"""Control flow: no_op, group, tuple, with_dependencies, Assert, Print, cond and case.
+"""Control flow: no_op, group, tuple, with_dependencies, Assert, Print, cond, case and
+switch_case.
 
 ``cond`` is built from ``Switch`` and ``Merge``. A Switch forwards its input on
 the output of the taken branch and marks the other output dead; the executor
@@ -442,6 +443,37 @@ def case(pred_fn_pairs: Any, default: Optional[Callable[[], Any]] = None,
         return build(0)
 
 
+def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable[[], Any]] = None,
+                name: str = "switch_case") -> Any:
+    """The result of ``branch_fns[branch_index]`` (a list of callables, a list of
+    ``(int, callable)`` pairs or a dict with keys 0..n-1); an index out of range runs
+    ``default``, or the last branch when there is none."""
+    if isinstance(branch_fns, dict):
+        items: List[Tuple[Any, Any]] = list(branch_fns.items())
+    else:
+        items = list(branch_fns)
+        if items and not isinstance(items[0], builtins.tuple):
+            items = list(enumerate(items))
+    if not items:
+        raise ValueError("branch_fns must not be empty")
+    keys = sorted(int(k) for k, _ in items)
+    if keys != list(range(len(items))):
+        raise ValueError(f"branch_fns keys must be the ints 0 to {len(items) - 1}, got {keys}")
+    fns = [fn for _, fn in sorted(items, key=lambda kv: int(kv[0]))]
+    for fn in fns + ([default] if default is not None else []):
+        if not callable(fn):
+            raise TypeError(f"branch function {fn!r} is not callable")
+    with get_default_graph().name_scope(name):
+        idx = convert_to_tensor(branch_index)
+        if not idx.dtype.is_integer:
+            raise TypeError(f"branch_index must be an integer, got {idx.dtype.name}")
+        if default is None:
+            default, fns = fns[-1], fns[:-1]
+        pairs = [(math_ops.equal(idx, array_ops.cast(k, idx.dtype)), fn)
+                 for k, fn in enumerate(fns)]
+        return case(pairs, default=default, exclusive=False)
+
+
 # -- Print ----------------------------------------------------------------------------------
 # Stateful so that it is never cached or folded away: printing is the side effect.
 register_op("Print", same_shape, stateful=True)
@@ -472,4 +504,5 @@ def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None,  # no
     return make_tensor("Print", ins, x.dtype, attrs, name=name or "Print")
 
 
-__all__ = ["no_op", "group", "tuple", "with_dependencies", "Assert", "Print", "cond", "case"]
+__all__ = ["no_op", "group", "tuple", "with_dependencies", "Assert", "Print", "cond", "case",
+           "switch_case"]

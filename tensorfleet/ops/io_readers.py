@@ -17,7 +17,7 @@ from tensorfleet.framework.graph import (GraphKeys, Operation, Tensor, convert_t
                                          name_scope)
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, scalar
-from tensorfleet.io_tfrecord import TFRecordOptions, compression_kind
+from tensorfleet.platform.tf_record import TFRecordOptions, compression_kind
 from tensorfleet.ops.data_flow_ops import QueueBase
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
 from tensorfleet.ops.variables import Variable

@@ -1,5 +1,6 @@
 """Statistics over tensors, composed of existing ops: ``tf.math.reduce_variance``,
-``tf.math.reduce_std``, ``tf.math.reduce_euclidean_norm`` and ``tf.confusion_matrix``.
+``tf.math.reduce_std``, ``tf.math.reduce_euclidean_norm``, ``tf.confusion_matrix`` and the
+fixed-width histograms ``tf.histogram_fixed_width`` / ``tf.histogram_fixed_width_bins``.
 
 Their gradients come from the ops they are built of. Names follow TensorFlow: the
 variance and the standard deviation open a ``reduce_variance`` / ``reduce_std`` scope,
@@ -14,11 +15,13 @@ from typing import Any, List, Optional
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import (Tensor, control_dependencies, convert_to_tensor,
                                          name_scope)
-from tensorfleet.ops.array_ops import cast, identity, ones_like, reshape, squeeze, stack
+from tensorfleet.ops.array_ops import (cast, identity, ones, ones_like, reshape, shape, squeeze,
+                                       stack)
 from tensorfleet.ops.array_ops import unsorted_segment_sum
 from tensorfleet.ops.check_ops import assert_less, assert_non_negative
-from tensorfleet.ops.math_ops import (add, maximum, multiply, reduce_max, reduce_mean,
-                                      reduce_sum, sqrt, square, subtract)
+from tensorfleet.ops.math_ops import (add, clip_by_value, floor, maximum, minimum, multiply,
+                                      reduce_max, reduce_mean, reduce_sum, sqrt, square,
+                                      subtract)
 
 
 def _floating(x: Tensor, fname: str) -> None:
@@ -112,4 +115,34 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None,
         return matrix
 
 
-__all__ = ["confusion_matrix"]
+def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: int = 100,
+                               dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """The bin (0 .. nbins-1) of each of ``values`` among ``nbins`` equal bins spanning
+    ``value_range``; values outside the range go to the first or last bin."""
+    with name_scope(name or "histogram_fixed_width_bins"):
+        v = convert_to_tensor(values)
+        out_shape = shape(v)
+        v = reshape(v, [-1])
+        rng = convert_to_tensor(value_range, dtype=v.dtype)
+        nb = cast(nbins, v.dtype)
+        scaled = (v - rng[0]) / (rng[1] - rng[0])
+        idx = clip_by_value(floor(nb * scaled), 0, nb - 1)
+        return reshape(cast(idx, dtype), out_shape)
+
+
+def histogram_fixed_width(values: Any, value_range: Any, nbins: int = 100,
+                          dtype: Any = _dtypes.int32, name: Optional[str] = None) -> Tensor:
+    """Counts of ``values`` in ``nbins`` equal bins spanning ``value_range`` (values outside
+    the range counted in the first or last bin), as TensorFlow's ``HistogramFixedWidth``."""
+    with name_scope(name or "HistogramFixedWidth"):
+        v = cast(reshape(convert_to_tensor(values), [-1]), _dtypes.float64)
+        rng = cast(convert_to_tensor(value_range), _dtypes.float64)
+        step = (rng[1] - rng[0]) / cast(nbins, _dtypes.float64)
+        idx = minimum(floor((maximum(v, rng[0]) - rng[0]) / step),
+                      cast(nbins - 1, _dtypes.float64))
+        idx = cast(idx, _dtypes.int32)
+        counts = unsorted_segment_sum(ones(shape(idx), _dtypes.int32), idx, nbins)
+        return cast(counts, dtype)
+
+
+__all__ = ["confusion_matrix", "histogram_fixed_width", "histogram_fixed_width_bins"]

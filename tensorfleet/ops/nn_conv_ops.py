@@ -34,6 +34,23 @@ def conv_output_size(in_size: Optional[int], k: int, stride: int, dilation: int,
     return (in_size - eff) // stride + 1
 
 
+def spatial_ints(v: Any, n: int, channels_last: bool, what: str) -> List[int]:
+    """The ``n`` spatial entries of a ``ksize``/``strides``/``dilations`` argument given
+    the ways TensorFlow's N-D convolutions and poolings take it: an int, ``n`` ints, or
+    ``n + 2`` ints that include the batch and channel dimensions."""
+    if isinstance(v, Tensor):
+        raise TypeError(f"{what} must be a Python int or list here")
+    vals = [int(v)] if isinstance(v, int) else [int(a) for a in v]
+    if len(vals) == 1:
+        return vals * n
+    if len(vals) == n:
+        return vals
+    if len(vals) == n + 2:
+        return vals[1:-1] if channels_last else vals[2:]
+    raise ValueError(f"{what} should be of length 1, {n} or {n + 2}. Received: {what}={v} of "
+                     f"length {len(vals)}")
+
+
 def _nhwc_out(x: TensorShape, kh: int, kw: int, attrs: dict, channels: Any) -> TensorShape:
     if x.ndims is None:
         return TensorShape([None, None, None, channels])

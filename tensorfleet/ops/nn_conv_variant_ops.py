@@ -1,8 +1,11 @@
-"""More convolutions: transposed, depthwise, separable, atrous, 1-D and 3-D (channels last).
+"""The convolutions beside ``conv2d``: transposed (1-D, 2-D and 3-D), depthwise, separable,
+atrous, 1-D and 3-D (channels last), and ``tf.nn.convolution``, which picks the 1-, 2- or
+3-D one from the rank of its input.
 
 ``conv2d_transpose`` is ``Conv2DBackpropInput`` itself, as in TensorFlow: the
 transposed convolution of ``value`` with ``filter`` is the gradient of a
-``conv2d`` whose output has the shape of ``value``. 1-D convolution runs as a
+``conv2d`` whose output has the shape of ``value``; ``conv3d_transpose`` is
+``Conv3DBackpropInputV2`` likewise. 1-D convolution (and its transpose) runs as a
 2-D one over a height of 1; atrous convolution is a dilated ``conv2d``.
 Depthwise and 3-D convolution and 3-D pooling have kernels of their own
 (``nn_conv_variant_kernels``), with their backward passes as ops.
@@ -13,7 +16,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import Tensor, convert_to_tensor
+from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops import array_ops as A
@@ -309,6 +312,31 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
     return A.squeeze(y, [1 if channels_last else 2], name=name or "conv1d")
 
 
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any,  # noqa: A002
+                     strides: Any, padding: str = "SAME", data_format: str = "NWC",
+                     dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """Transposed 1-D convolution of ``input`` [N,W,C_in] with ``filters`` [K,C_out,C_in]
+    into ``output_shape`` [N,W',C_out], run as a 2-D one over a height of 1."""
+    if data_format != "NWC":
+        raise ValueError(f"conv1d_transpose supports data_format 'NWC' only, got "
+                         f"{data_format!r}")
+    s = C.spatial_ints(strides, 1, True, "strides")[0]
+    d = C.spatial_ints(dilations if dilations is not None else 1, 1, True, "dilations")[0]
+    with name_scope(name or "conv1d_transpose"):
+        x = A.expand_dims(convert_to_tensor(input), 1)
+        w = A.expand_dims(convert_to_tensor(filters, dtype=x.dtype), 0)
+        if isinstance(output_shape, Tensor):
+            shp = A.concat([output_shape[:1], [1], output_shape[1:]], 0)
+        else:
+            o = [int(v) for v in output_shape]
+            if len(o) != 3:
+                raise ValueError(f"conv1d_transpose: output_shape must have 3 entries, got {o}")
+            shp = [o[0], 1, o[1], o[2]]
+        y = conv2d_transpose(x, w, shp, [1, 1, s, 1], padding,
+                             dilations=None if d == 1 else [1, 1, d, 1])
+        return A.squeeze(y, axis=[1])
+
+
 def _one_int(v: Any, what: str) -> int:
     if isinstance(v, int):
         return v
@@ -401,6 +429,62 @@ def conv3d_backprop_filter_v2(input: Any, filter_sizes: Any, out_backprop: Any, 
                        name=name or "Conv3DBackpropFilterV2")
 
 
+conv3d_backprop_filter = conv3d_backprop_filter_v2
+
+
+def conv3d_transpose(value: Any = None, filter: Any = None,  # noqa: A002
+                     output_shape: Any = None, strides: Any = None, padding: str = "SAME",
+                     data_format: str = "NDHWC", name: Optional[str] = None, input: Any = None,
+                     filters: Any = None, dilations: Any = None) -> Tensor:
+    """Transposed 3-D convolution of ``value`` [N,D,H,W,C_in] with ``filter``
+    [KD,KH,KW,C_out,C_in] into ``output_shape`` (5 ints or an int tensor)."""
+    x = convert_to_tensor(value if value is not None else input)
+    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype)
+    if output_shape is None or strides is None:
+        raise ValueError("conv3d_transpose needs output_shape and strides")
+    if w.shape.ndims not in (None, 5) or x.shape.ndims not in (None, 5):
+        raise ValueError(f"conv3d_transpose needs a rank-5 value and filter, got shapes "
+                         f"{x.shape} and {w.shape}")
+    cin = x.shape.as_list()[4] if x.shape.ndims == 5 else None
+    win = w.shape.as_list()[4] if w.shape.ndims == 5 else None
+    if None not in (cin, win) and cin != win:
+        raise ValueError(f"conv3d_transpose: value has {cin} channels but the filter's "
+                         f"last dimension (in_channels) is {win}")
+    return conv3d_backprop_input_v2(output_shape, w, x, strides, padding,
+                                    data_format=data_format, dilations=dilations,
+                                    name=name or "conv3d_transpose")
+
+
+def convolution(input: Any, filter: Any = None, padding: Any = None,  # noqa: A002
+                strides: Any = None, dilation_rate: Any = None, name: Optional[str] = None,
+                data_format: Optional[str] = None, filters: Any = None,
+                dilations: Any = None) -> Tensor:
+    """N-D convolution (N = 1, 2 or 3, from the rank of ``input``) with optional
+    ``strides`` and ``dilation_rate`` of N ints each (default 1)."""
+    x = convert_to_tensor(input)
+    f = filter if filter is not None else filters
+    rate = dilation_rate if dilation_rate is not None else dilations
+    r = x.shape.ndims
+    if r is None:
+        raise ValueError("convolution needs the rank of its input to be known")
+    n = r - 2
+    if n not in (1, 2, 3):
+        raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {r}.")
+    last = data_format is None or not data_format.startswith("NC")
+    s = C.spatial_ints(strides if strides is not None else 1, n, last, "strides")
+    d = C.spatial_ints(rate if rate is not None else 1, n, last, "dilation_rate")
+    if n == 1:
+        fmt = data_format or "NWC"
+        return conv1d(x, f, stride=s[0], padding=padding, data_format=fmt, name=name,
+                      dilations=d[0] if d[0] != 1 else None)
+    full = (lambda v: [1] + v + [1]) if last else (lambda v: [1, 1] + v)
+    if n == 2:
+        return C.conv2d(x, f, strides=full(s), padding=padding,
+                        data_format=data_format or "NHWC", dilations=full(d), name=name)
+    return conv3d(x, f, strides=full(s), padding=padding, data_format=data_format or "NDHWC",
+                  dilations=full(d), name=name)
+
+
 def _pool3d(op_type: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
             data_format: str, name: Optional[str], fname: str) -> Tensor:
     if ksize is None or strides is None:
@@ -431,4 +515,6 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
 
 
 __all__ = ["conv2d_transpose", "depthwise_conv2d", "depthwise_conv2d_native",
-           "separable_conv2d", "atrous_conv2d", "conv1d", "conv3d", "max_pool3d", "avg_pool3d"]
+           "separable_conv2d", "atrous_conv2d", "conv1d", "conv1d_transpose", "conv3d",
+           "conv3d_transpose", "conv3d_backprop_filter", "convolution", "max_pool3d",
+           "avg_pool3d"]

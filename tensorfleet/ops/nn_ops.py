@@ -7,15 +7,17 @@ kernels: one fused kernel per step instead of a chain of elementwise ops.
 
 from __future__ import annotations
 
+import math
 import numbers
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_seed
+from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_seed, name_scope
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
+from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import embedding_ops as _embedding_ops
 from tensorfleet.ops.array_ops import cast
 from tensorfleet.ops import math_ops as M
@@ -305,6 +307,23 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
     return op.outputs[0]
 
 
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False,
+                     name: Optional[str] = None) -> Tensor:
+    """Poisson negative log likelihood ``exp(log_input) - log_input * targets``, plus the
+    Stirling approximation of ``log(targets!)`` (for targets above 1) when
+    ``compute_full_loss``."""
+    with name_scope(name or "log_poisson_loss"):
+        li = convert_to_tensor(log_input)
+        t = convert_to_tensor(targets, dtype=li.dtype)
+        result = M.exp(li) - li * t
+        if compute_full_loss:
+            zeros, ones = A.zeros_like(t), A.ones_like(t)
+            stirling = t * M.log(t) - t + 0.5 * M.log(2.0 * math.pi * t)
+            small = M.logical_and(M.greater_equal(t, zeros), M.less_equal(t, ones))
+            result = result + A.where(small, zeros, stirling)
+        return result
+
+
 # -- dropout -------------------------------------------------------------------------------
 
 def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Optional[int] = None,
@@ -383,6 +402,27 @@ def moments(x: Any, axes: Any, shift: Any = None, name: Optional[str] = None,
     return M.reduce_mean(x, axes), M.reduce_mean(sq, axes, name=name)
 
 
+def weighted_moments(x: Any, axes: Any, frequency_weights: Any, name: Optional[str] = None,
+                     keep_dims: Optional[bool] = None, keepdims: Optional[bool] = None
+                     ) -> Tuple[Tensor, Tensor]:
+    """Frequency-weighted mean and variance of ``x`` over ``axes``."""
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with name_scope(name or "weighted_moments"):
+        x = convert_to_tensor(x)
+        w = convert_to_tensor(frequency_weights, dtype=x.dtype)
+        ax: Sequence[int] = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+        total = M.reduce_sum(M.multiply(w, x), ax, keepdims=True)
+        count = M.reduce_sum(w + A.zeros_like(x), ax, keepdims=True)
+        inv = M.reciprocal(count)
+        mean = total * inv
+        var = M.reduce_sum(M.multiply(w, M.squared_difference(x, mean)), ax,
+                           keepdims=True) * inv
+        if not keep:
+            mean = A.squeeze(mean, axis=ax)
+            var = A.squeeze(var, axis=ax)
+        return mean, var
+
+
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None,
                  dim: Any = None) -> Tensor:
     """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
@@ -402,8 +442,9 @@ __all__ = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "softplus", "softmax", "log_softmax",
     "bias_add", "xw_plus_b", "l2_loss", "sigmoid_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
-    "sparse_softmax_cross_entropy_with_logits", "dropout", "embedding_lookup", "in_top_k",
-    "moments", "l2_normalize", "sigmoid", "tanh",
+    "sparse_softmax_cross_entropy_with_logits", "log_poisson_loss", "dropout",
+    "embedding_lookup", "in_top_k", "moments", "weighted_moments", "l2_normalize", "sigmoid",
+    "tanh",
     # Convolution and pooling, defined in nn_conv_ops.
     "conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool", "avg_pool",
 ]

@@ -1,5 +1,8 @@
 """Pooling beyond ``max_pool``/``avg_pool``: ``tf.nn.max_pool_with_argmax``, the N-D
-``tf.nn.pool``, fractional max and average pooling, and ``tf.clip_by_average_norm``.
+``tf.nn.pool`` and its forms ``tf.nn.max_pool1d`` / ``avg_pool1d``, ``max_pool2d`` /
+``avg_pool2d`` and ``max_pool_v2`` / ``avg_pool_v2`` (whose ``ksize``/``strides`` may be an
+int, N ints or N+2 ints), fractional max and average pooling, and
+``tf.clip_by_average_norm``.
 
 ``max_pool_with_argmax`` also returns where each maximum came from, as a flat index
 into the input: ``(y * width + x) * channels + c``, plus ``b * height * width *
@@ -19,7 +22,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops, math_ops
 from tensorfleet.ops import nn_conv_variant_ops
-from tensorfleet.ops.nn_conv_ops import avg_pool, conv_output_size, max_pool
+from tensorfleet.ops.nn_conv_ops import avg_pool, conv_output_size, max_pool, spatial_ints
 from tensorfleet.ops.op_util import make_op, make_tensor
 
 
@@ -240,6 +243,66 @@ def pool(input: Any, window_shape: Sequence[int], pooling_type: str,  # noqa: A0
         return y
 
 
+def _full(v: Any, channels_last: bool, what: str) -> List[int]:
+    w = spatial_ints(v, 2, channels_last, what)
+    return [1] + w + [1] if channels_last else [1, 1] + w
+
+
+def max_pool2d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+               data_format: str = "NHWC", name: Optional[str] = None) -> Tensor:
+    """``tf.nn.max_pool`` whose ``ksize``/``strides`` may also be an int or 2 ints."""
+    last = data_format == "NHWC"
+    return max_pool(input, _full(ksize, last, "ksize"), _full(strides, last, "strides"),
+                    padding, data_format=data_format, name=name)
+
+
+def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+               data_format: str = "NHWC", name: Optional[str] = None) -> Tensor:
+    """``tf.nn.avg_pool`` whose ``ksize``/``strides`` may also be an int or 2 ints."""
+    last = data_format == "NHWC"
+    return avg_pool(input, _full(ksize, last, "ksize"), _full(strides, last, "strides"),
+                    padding, data_format=data_format, name=name)
+
+
+def _pool_nd(kind: str, input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+             data_format: Optional[str], name: Optional[str], default: str) -> Tensor:
+    x = convert_to_tensor(input)
+    r = x.shape.ndims
+    if r is None:
+        raise ValueError(f"{default} needs the rank of its input to be known")
+    n = r - 2
+    if n not in (1, 2, 3):
+        raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {r}.")
+    last = data_format is None or not data_format.startswith("NC")
+    return pool(x, spatial_ints(ksize, n, last, "ksize"), kind, padding,
+                strides=spatial_ints(strides, n, last, "strides"), name=name or default,
+                data_format=data_format)
+
+
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+               data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
+    """Max pooling of ``input`` [N, W, C] ("NWC") or [N, C, W] ("NCW")."""
+    return _pool_nd("MAX", input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+               data_format: str = "NWC", name: Optional[str] = None) -> Tensor:
+    """Average pooling of ``input`` [N, W, C] ("NWC") or [N, C, W] ("NCW")."""
+    return _pool_nd("AVG", input, ksize, strides, padding, data_format, name, "AvgPool1D")
+
+
+def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+                data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
+    """Max pooling of a 3-, 4- or 5-D ``input`` (1, 2 or 3 spatial dimensions)."""
+    return _pool_nd("MAX", input, ksize, strides, padding, data_format, name, "MaxPool")
+
+
+def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+                data_format: Optional[str] = None, name: Optional[str] = None) -> Tensor:
+    """Average pooling of a 3-, 4- or 5-D ``input`` (1, 2 or 3 spatial dimensions)."""
+    return _pool_nd("AVG", input, ksize, strides, padding, data_format, name, "AvgPool")
+
+
 def clip_by_average_norm(t: Any, clip_norm: Any, name: Optional[str] = None) -> Tensor:
     """``t * clip_norm / max(l2norm(t) / size(t), clip_norm)``: scales ``t`` down so
     that its L2 norm divided by its number of elements is at most ``clip_norm``."""
@@ -252,5 +315,6 @@ def clip_by_average_norm(t: Any, clip_norm: Any, name: Optional[str] = None) -> 
         return array_ops.identity(x * scale, name=name or "clip_by_average_norm")
 
 
-__all__ = ["max_pool_with_argmax", "max_pool_grad_with_argmax", "pool",
+__all__ = ["max_pool_with_argmax", "max_pool_grad_with_argmax", "pool", "max_pool1d",
+           "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2", "avg_pool_v2",
            "fractional_max_pool", "fractional_avg_pool", "clip_by_average_norm"]

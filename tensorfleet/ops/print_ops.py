@@ -1,10 +1,13 @@
-"""``tf.print`` (TensorFlow 1.13+) and ``tf.strings.format``.
+"""The logging ops: ``tf.print`` (TensorFlow 1.13+), ``tf.strings.format`` and
+``tf.timestamp``.
 
 ``tf.print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\\n")`` builds
 one stateful ``PrintV2`` op: in graph mode it is run (or made a control dependency) to
 print. Inputs may be tensors, Python values, or lists/tuples/dicts holding tensors; the
 Python parts become fixed text when the op is built, so only the tensors are inputs and
-the op's attributes stay plain strings. The kernels are in ``kernels/numpy/print_kernels.py``.
+the op's attributes stay plain strings. ``tf.timestamp`` is the time a ``Timestamp`` op
+runs, for timing steps from inside the graph. The kernels are in
+``kernels/numpy/print_kernels.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet import tf_logging
+from tensorfleet.platform import tf_logging
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
@@ -24,6 +27,8 @@ from tensorfleet.ops.variables import Variable
 # Stateful: printing is the whole point, so the op is never pruned as a constant or cached.
 register_op("PrintV2", no_outputs, stateful=True)
 register_op("StringFormat", lambda op: [scalar()])
+# Stateful so that every run reads the clock again instead of reusing a cached value.
+register_op("Timestamp", lambda op: [scalar()], stateful=True)
 
 _KWARGS = ("output_stream", "summarize", "sep", "end", "name")
 
@@ -164,4 +169,9 @@ def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize
                        attrs, name=name or "StringFormat")
 
 
-__all__ = ["print"]
+def timestamp(name: Optional[str] = None) -> Tensor:
+    """The time at which the op runs, in seconds since the epoch (float64)."""
+    return make_tensor("Timestamp", [], _dtypes.float64, name=name or "Timestamp")
+
+
+__all__ = ["print", "timestamp"]

@@ -126,6 +126,12 @@ def tensor_scatter_sub(tensor: Any, indices: Any, updates: Any,
     return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
 
 
+# The later TensorFlow names of the three ops above.
+tensor_scatter_nd_update = tensor_scatter_update
+tensor_scatter_nd_add = tensor_scatter_add
+tensor_scatter_nd_sub = tensor_scatter_sub
+
+
 def _scatter_nd_ref(op_type: str, ref: Any, indices: Any, updates: Any, use_locking: Any,
                     name: Optional[str]) -> Tensor:
     r = _ref_of(ref, op_type)
@@ -217,5 +223,6 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
 
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update", "tensor_scatter_add",
-           "tensor_scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
+           "tensor_scatter_sub", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+           "tensor_scatter_nd_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
            "unique_with_counts", "setdiff1d", "bincount"]

@@ -1,4 +1,5 @@
-"""``tf.py_func``: a Python function as an op of the graph.
+"""``tf.py_func`` (and ``tf.numpy_function``, its later name): a Python function as an op
+of the graph.
 
 The function itself never enters the graph: the op carries a token, and the
 token maps to the function in a registry of the process that built the graph
@@ -92,4 +93,10 @@ def py_func(func: Callable[..., Any], inp: Sequence[Any], Tout: Any,  # noqa: N8
     return list(op.outputs) if op.outputs else op
 
 
-__all__ = ["py_func", "register_function", "lookup_function"]
+def numpy_function(func: Any, inp: Sequence[Any], Tout: Any,  # noqa: N803
+                   name: Optional[str] = None) -> Any:
+    """``tf.py_func`` under its later name: ``func`` takes and returns numpy arrays."""
+    return py_func(func, inp, Tout, stateful=True, name=name)
+
+
+__all__ = ["py_func", "numpy_function", "register_function", "lookup_function"]

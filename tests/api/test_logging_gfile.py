@@ -6,7 +6,7 @@ import logging
 import pytest
 
 import tensorfleet as tf
-from tensorfleet import logs
+from tensorfleet.platform import logs
 
 
 @pytest.fixture

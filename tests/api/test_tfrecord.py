@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 import tensorfleet as tf
-from tensorfleet import io_tfrecord
+from tensorfleet.platform import tf_record
 
 
 def _crc32c_bitwise(data: bytes) -> int:
@@ -45,11 +45,11 @@ def test_crc_reference_matches_the_check_value():
 def test_framing_bytes_match_hand_computed_fixtures():
     assert _frame(b"hello") == HELLO
     assert _frame(b"") == EMPTY
-    assert io_tfrecord.encode_record(b"hello") == HELLO
-    assert io_tfrecord.encode_record(b"") == EMPTY
+    assert tf_record.encode_record(b"hello") == HELLO
+    assert tf_record.encode_record(b"") == EMPTY
     for n in (1, 7, 255, 4096):
         data = bytes(range(256)) * (n // 256) + bytes(range(n % 256))
-        assert io_tfrecord.masked_crc32c(data) == _masked(data)
+        assert tf_record.masked_crc32c(data) == _masked(data)
 
 
 def test_writer_writes_exact_bytes_and_iterator_reads_them(tmp_path):

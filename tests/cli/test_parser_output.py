@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tensorfleet import logs
+from tensorfleet.platform import logs
 from tensorfleet.cli.main import build_parser
 from tensorfleet.cli.output import PrefixWriter
 

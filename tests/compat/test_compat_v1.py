@@ -56,7 +56,10 @@ def test_tensorflow_python_paths_are_the_real_modules():
     assert rnn_cell_impl.LSTMCell is tf.nn.rnn_cell.LSTMCell
     assert variable_scope.get_variable is tf.get_variable
     assert training_util.get_or_create_global_step is tf.train.get_or_create_global_step
-    assert logging is tf.logging and gfile is tf.gfile and nest.flatten is tf.nest.flatten
+    # The tensorflow.python paths are the implementation modules, as in TensorFlow; the
+    # namespaces hold the same objects.
+    assert logging.info is tf.logging.info and logging.INFO == tf.logging.INFO
+    assert gfile.Exists is tf.gfile.Exists and nest.flatten is tf.nest.flatten
     import tensorfleet.python.ops.nn_ops as nn_ops
     assert nn_ops.relu is tf.nn.relu
     with pytest.raises(ModuleNotFoundError, match="tensorfleet.python.ops.no_such"):

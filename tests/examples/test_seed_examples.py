@@ -19,7 +19,7 @@ def _env():
     return dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONPATH=str(ROOT))
 
 
-def _wait_listening(port: int, timeout: float = 20.0) -> None:
+def _wait_listening(port: int, timeout: float = 60.0) -> None:
     import socket
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -31,7 +31,7 @@ def _run(*tensors):
         return sess.run(list(tensors))
 
 
-# -- array composites (tensorfleet/ops/array_transform_ops.py) ---------------------------------
+# -- array composites (ops/array_transform_ops.py), checks (check_ops.py), histograms ----------
 
 def test_arg_max_arg_min_take_dimension():
     got = _run(tf.arg_max([[1, 5, 2], [7, 0, 1]], 1), tf.arg_min([[1, 5, 2], [7, 0, 1]],
@@ -195,7 +195,7 @@ def test_numpy_function_get_seed_and_asserts():
         tf.assert_rank_in(tf.zeros([2, 3]), [0, 1])
 
 
-# -- tf.nn names (tensorfleet/ops/nn_census_ops.py) ------------------------------------------
+# -- tf.nn names (tensorfleet/ops/nn_pool_ops.py, nn_conv_variant_ops.py, nn_ops.py) ---------
 
 def test_nn_pool_variants_match_reshaped_numpy():
     x = np.random.RandomState(0).randn(2, 6, 6, 3).astype(np.float32)
@@ -506,7 +506,7 @@ def test_gradient_override_attribute_serializes():
     assert g2.get_operation_by_name(y.op.name).attrs["_gradient_op_type"] == "Identity"
 
 
-# -- sparse names (tensorfleet/ops/sparse_ops_census.py) -------------------------------------
+# -- sparse names (tensorfleet/ops/sparse_ops.py) --------------------------------------------
 
 SP_IDX = [[0, 0], [0, 2], [1, 1], [2, 3]]
 SP_VAL = [-7.0, 4.0, 3.0, -2.0]
@@ -618,7 +618,7 @@ def test_convert_to_tensor_or_sparse_tensor_and_indexed_slices():
     np.testing.assert_array_equal(v, [0, 1, 2])
 
 
-# -- assorted names (tensorfleet/ops/misc_ops_census.py) -------------------------------------
+# -- assorted names (array_ops, control_flow_ops, scatter_ops, check_ops, print_ops) ---------
 
 def test_batch_gather_matches_per_batch_take():
     p = np.arange(48).reshape(2, 2, 3, 4)
@@ -691,7 +691,7 @@ def test_random_get_seed_is_tf_get_seed():
     assert tf.random.get_seed is tf.get_seed
 
 
-# -- tf.losses.mean_pairwise_squared_error (tensorfleet/losses_pairwise.py) ------------------
+# -- tf.losses.mean_pairwise_squared_error (tensorfleet/ops/losses_pairwise_ops.py) ------------------
 
 def _np_pairwise(labels, preds, weights):
     """Per example with n present elements (non-zero broadcast weight): the mean over the

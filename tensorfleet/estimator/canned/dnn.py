@@ -19,7 +19,7 @@ from tensorfleet.estimator.estimator import Estimator, EstimatorSpec, ModeKeys
 from tensorfleet.estimator.run_config import RunConfig
 from tensorfleet.feature_column.base import DenseColumn
 from tensorfleet.feature_column.layers import input_layer
-from tensorfleet.layers import dense, dropout as dropout_layer
+from tensorfleet.nn_layers.functional import dense, dropout as dropout_layer
 from tensorfleet.ops.init_ops import GlorotUniform
 from tensorfleet.ops.nn_ops import relu
 from tensorfleet.ops.partitioned_variables import min_max_variable_partitioner

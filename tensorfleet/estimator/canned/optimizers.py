@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from tensorfleet import train as train_lib
+from tensorfleet.api import train as train_lib
 from tensorfleet.training.optimizer import Optimizer
 
 _OPTIMIZER_NAMES = {"Adagrad": "AdagradOptimizer", "Adam": "AdamOptimizer",

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet import layers_classes as _tfl
+from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.keras import backend as K
 from tensorfleet.keras import initializers as _inits

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Optional, Tuple
 
-from tensorfleet import layers_classes as _tfl
+from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import initializers as _inits

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from tensorfleet import layers as _tf_layers
-from tensorfleet import layers_classes as _tfl
+from tensorfleet.nn_layers import functional as _tf_layers
+from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import backend as K

@@ -1,4 +1,5 @@
-"""numpy kernels of the array ops: constants, shapes, reshaping, joining, splitting.
+"""numpy kernels of the array ops: constants, shapes, reshaping, casting and bitcasting,
+joining, splitting.
 
 Kernels return views of their inputs where numpy allows it (reshape, transpose,
 split, unstack): kernels never write to their inputs, so sharing is safe and
@@ -11,6 +12,7 @@ from typing import Any, Tuple
 
 import numpy as np
 
+from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
@@ -54,6 +56,11 @@ def _placeholder(ctx: KernelContext) -> Any:
 @register_kernel("StopGradient")
 def _identity(ctx: KernelContext, x: Any) -> Any:
     return x
+
+
+@register_kernel("IdentityN")
+def _identity_n(ctx: KernelContext, *xs: Any) -> tuple:
+    return tuple(xs)
 
 
 @register_kernel("ZerosLike")
@@ -162,6 +169,22 @@ def _transpose(ctx: KernelContext, x: Any, perm: Any) -> np.ndarray:
 @register_kernel("Cast")
 def _cast(ctx: KernelContext, x: Any) -> np.ndarray:
     return np.asarray(x).astype(ctx.attrs["DstT"].np, copy=False)
+
+
+@register_kernel("Bitcast")
+def _bitcast(ctx: KernelContext, x: Any) -> np.ndarray:
+    x = np.ascontiguousarray(x)
+    dst = _dtypes.as_dtype(ctx.attrs["type"]).np
+    src_size, dst_size = x.dtype.itemsize, np.dtype(dst).itemsize
+    if src_size == dst_size:
+        return x.view(dst)
+    if src_size > dst_size:
+        return x.reshape(x.shape + (1,)).view(dst)
+    if x.ndim == 0 or x.shape[-1] != dst_size // src_size:
+        raise invalid(ctx, f"Cannot bitcast from {x.dtype} to {np.dtype(dst)}: the last "
+                           f"dimension must be {dst_size // src_size}, got shape "
+                           f"{list(x.shape)}")
+    return x.view(dst).reshape(x.shape[:-1])
 
 
 @register_kernel("ConcatV2")

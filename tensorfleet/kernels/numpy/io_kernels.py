@@ -15,7 +15,7 @@ The helpers below (``write_shard``, ``read_shard``, ``shard_filename``) are also
 what ``tf.train.load_variable`` uses, so there is one reader of the format.
 
 String tensors have no safetensors dtype: they are stored in the shard header's
-``__metadata__`` (key ``tensorfleet.strings``, JSON of base64 values), which plain
+``__metadata__`` (key ``tensorfleet.api.strings``, JSON of base64 values), which plain
 safetensors readers ignore and which the sha256 of the whole file still covers.
 """
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.numpy.reader_kernels import iter_lines
-from tensorfleet.io_tfrecord import compression_kind, iter_records, open_for_reading
+from tensorfleet.platform.tf_record import compression_kind, iter_records, open_for_reading
 from tensorfleet.kernels.queue_resources import FIFOQueueResource
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 

@@ -1,10 +1,12 @@
-"""numpy kernels of ``tf.print`` (``PrintV2``) and ``tf.strings.format`` (``StringFormat``).
+"""numpy kernels of ``tf.print`` (``PrintV2``), ``tf.strings.format`` (``StringFormat``) and
+``tf.timestamp`` (``Timestamp``).
 
-Both render tensors the way TensorFlow 1.13+ does: nested brackets as numpy prints
-them but without padding, at most ``summarize`` leading and trailing entries of every
-dimension with ``...`` between them, floats in their shortest exact form (``%g`` with
-6 significant digits for float32, 15 for float64, widened when that would not read back
-to the same value), bools as ``1``/``0`` and strings quoted with C escapes.
+``PrintV2`` and ``StringFormat`` render tensors the way TensorFlow 1.13+ does: nested
+brackets as numpy prints them but without padding, at most ``summarize`` leading and
+trailing entries of every dimension with ``...`` between them, floats in their shortest
+exact form (``%g`` with 6 significant digits for float32, 15 for float64, widened when that
+would not read back to the same value), bools as ``1``/``0`` and strings quoted with C
+escapes.
 
 The text between tensors is fixed when the op is built (``template`` attr: one more
 piece than there are tensor inputs), so graphs carry only plain strings.
@@ -14,12 +16,13 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from typing import Any, List, Sequence
 
 import numpy as np
 
 from tensorfleet import errors
-from tensorfleet import tf_logging
+from tensorfleet.platform import tf_logging
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 _WRITE_LOCK = threading.Lock()
@@ -143,6 +146,11 @@ def _print_v2(ctx: KernelContext, *values: Any) -> None:
         out.write(text + end)
         out.flush()
     return None
+
+
+@register_kernel("Timestamp")
+def _timestamp(ctx: KernelContext) -> np.ndarray:
+    return np.array(time.time(), dtype=np.float64)
 
 
 __all__ = ["format_tensor", "render_template"]

@@ -12,7 +12,7 @@ import os
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence
 
 from tensorfleet import errors
-from tensorfleet.io_tfrecord import compression_kind, iter_records, open_for_reading
+from tensorfleet.platform.tf_record import compression_kind, iter_records, open_for_reading
 
 READERS = ("text", "tfrecord")
 _CHUNK = 256 * 1024

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Any, Dict, Tuple
 
-from tensorfleet import logs
+from tensorfleet.platform import logs
 
 DEBUG = _logging.DEBUG
 INFO = _logging.INFO

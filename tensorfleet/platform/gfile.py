@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import stat
-from typing import IO, Any, Iterator, List, Tuple
+from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
 
 from tensorfleet import errors
 
@@ -167,6 +167,21 @@ def Walk(top: Any, in_order: bool = True) -> Iterator[Tuple[str, List[str], List
     """``(dirname, subdirectories, files)`` for ``top`` and every directory below it,
     parents first (``in_order``) or last."""
     yield from os.walk(_local(top), topdown=in_order)
+
+
+def walk(top: Any, topdown: bool = True,
+         onerror: Optional[Callable[[Exception], Any]] = None
+         ) -> Iterator[Tuple[str, List[str], List[str]]]:
+    """``tf.io.gfile.walk``: ``(dirname, subdirectories, files)`` for ``top`` and every
+    directory below it, parents first when ``topdown``.
+
+    Raises:
+      ValueError: for an ``onerror`` callback (directories that cannot be listed
+        are skipped, as ``os.walk`` does).
+    """
+    if onerror is not None:
+        raise ValueError("tf.io.gfile.walk: onerror callbacks are not supported")
+    return Walk(top, in_order=topdown)
 
 
 __all__ = ["GFile", "Open", "FastGFile", "Exists", "IsDirectory", "MakeDirs", "MkDir",

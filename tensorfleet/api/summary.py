@@ -1,7 +1,11 @@
 """``tf.summary``: scalar and histogram summaries and the event-file writer."""
 
-from tensorfleet.ops.summary_ops import *  # noqa: F401,F403
-from tensorfleet.training.summary_io import FileWriter, FileWriterCache  # noqa: F401,E402
+from tensorfleet.ops.summary_ops import (audio, histogram, image, merge, merge_all,
+    proto_class, scalar, text)
+from tensorfleet.training.summary_io import (FileWriter, FileWriterCache)
+
+__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge",
+           "merge_all", "proto_class", "scalar", "text"]
 
 
 def __getattr__(name: str):

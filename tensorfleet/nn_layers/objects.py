@@ -505,7 +505,7 @@ class Dropout(Layer):
         return CF.cond(pred, dropped, lambda: A.identity(inputs))
 
 
-# -- functional forms of the layers above that tensorfleet.layers does not define ------------
+# -- functional forms of the layers above that tensorfleet.nn_layers.functional does not define ------------
 
 def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1),
                      padding: str = "valid", data_format: str = "channels_last",

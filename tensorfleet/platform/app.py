@@ -3,7 +3,7 @@
 import sys
 from typing import Any, Callable, List, Optional
 
-from tensorfleet import flags
+from tensorfleet.platform import flags
 
 
 def run(main: Optional[Callable[[List[str]], Any]] = None,

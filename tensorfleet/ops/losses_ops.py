@@ -16,7 +16,7 @@ from tensorfleet.framework.graph import (GraphKeys, Tensor, add_to_collection,
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.losses_pairwise import mean_pairwise_squared_error  # noqa: F401
+from tensorfleet.ops.losses_pairwise_ops import mean_pairwise_squared_error  # noqa: F401
 
 
 class Reduction:

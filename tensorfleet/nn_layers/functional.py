@@ -4,7 +4,7 @@ Each call that owns variables opens ``variable_scope(name, default_name=...)``,
 so the first ``dense`` makes ``dense/kernel`` and the next ``dense_1/kernel``;
 passing an explicit ``name`` with ``reuse=True`` shares the variables of an
 earlier call. Only the channels-last (NHWC) layout is supported. The layer objects
-(``Dense``, ``Conv2D`` ...) come from ``layers_classes``;
+(``Dense``, ``Conv2D`` ...) come from ``nn_layers.objects``;
 ``BatchNormalization`` is defined here, beside the function whose arithmetic it shares.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, name_scope
-from tensorfleet.layers_classes import Layer
+from tensorfleet.nn_layers.objects import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import init_ops
@@ -477,7 +477,7 @@ def flatten(inputs: Any, name: Optional[str] = None) -> Tensor:
 __all__ = ["dense", "conv2d", "batch_normalization", "max_pooling2d", "average_pooling2d",
            "dropout", "flatten", "BatchNormalization"]
 
-from tensorfleet.layers_classes import (  # noqa: E402,F401  (layer objects, more layers)
+from tensorfleet.nn_layers.objects import (  # noqa: E402,F401  (layer objects, more layers)
     AveragePooling2D, Conv1D, Conv2D, Conv2DTranspose, Dense, Dropout, Flatten, MaxPooling2D,
     SeparableConv2D, conv1d, conv2d_transpose, separable_conv2d)
 
@@ -485,7 +485,7 @@ __all__ += ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableC
             "MaxPooling2D", "AveragePooling2D", "Flatten", "Dropout", "conv1d",
             "conv2d_transpose", "separable_conv2d"]
 
-from tensorfleet.layers_classes import (  # noqa: E402,F401  (3-D convolution, 1-D/3-D pooling)
+from tensorfleet.nn_layers.objects import (  # noqa: E402,F401  (3-D convolution, 1-D/3-D pooling)
     AveragePooling1D, AveragePooling3D, Conv3D, MaxPooling1D, MaxPooling3D, average_pooling1d,
     average_pooling3d, conv3d, max_pooling1d, max_pooling3d)
 

@@ -1,0 +1,18 @@
+"""``tf.debugging``: the value, rank and dtype checks and the numerics checks."""
+
+from tensorfleet.ops.check_ops import (assert_equal, assert_greater, assert_greater_equal,
+    assert_integer, assert_less, assert_less_equal, assert_near, assert_negative,
+    assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
+    assert_proper_iterable, assert_rank, assert_rank_at_least, assert_rank_in,
+    assert_same_float_dtype, assert_scalar, assert_type, is_non_decreasing, is_numeric_tensor,
+    is_strictly_increasing)
+from tensorfleet.ops.math_ops_core import (is_finite, is_inf, is_nan)
+from tensorfleet.ops.numerics import check_numerics
+
+__all__ = ["assert_equal", "assert_greater", "assert_greater_equal", "assert_integer",
+           "assert_less", "assert_less_equal", "assert_near", "assert_negative",
+           "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least",
+           "assert_rank_in", "assert_same_float_dtype", "assert_scalar", "assert_type",
+           "check_numerics", "is_finite", "is_inf", "is_nan", "is_non_decreasing",
+           "is_numeric_tensor", "is_strictly_increasing"]

@@ -1,0 +1,24 @@
+"""``tf.distribute``: cluster resolvers and the all-reduce strategies.
+
+``tf.distribute.experimental.MultiWorkerMirroredStrategy`` (alias
+``CollectiveAllReduceStrategy``) trains with ring all-reduce between the
+workers of ``TF_CONFIG``. ``DistributedOptimizer`` and
+``BroadcastGlobalVariablesHook`` are the pieces a graph program uses with it
+(see ``tensorfleet.collectives``).
+"""
+
+from tensorfleet.collectives.strategy import (CollectiveAllReduceStrategy,
+    CollectiveCommunication, MultiWorkerMirroredStrategy, ReduceOp, ReplicaContext,
+    get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
+from tensorfleet.training.distributed_optimizer import (BroadcastGlobalVariablesHook,
+    Compression, DistributedOptimizer, broadcast_global_variables, broadcast_variables)
+
+from tensorfleet.api import distribute_cluster_resolver as cluster_resolver
+from tensorfleet.api import distribute_experimental as experimental
+
+__all__ = ["BroadcastGlobalVariablesHook", "CollectiveAllReduceStrategy",
+           "CollectiveCommunication", "Compression", "DistributedOptimizer",
+           "MultiWorkerMirroredStrategy", "ReduceOp", "ReplicaContext",
+           "broadcast_global_variables", "broadcast_variables", "cluster_resolver",
+           "experimental", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context"]

@@ -1,0 +1,7 @@
+"""``tf.graph_util``: rewriting graph defs (freezing variables, pruning)."""
+
+from tensorfleet.framework.graph_util import (convert_variables_to_constants,
+    extract_sub_graph, remove_training_nodes, write_graph)
+
+__all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
+           "write_graph"]

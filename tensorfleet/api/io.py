@@ -1,0 +1,25 @@
+"""``tf.io``: file, record and parsing functions under the names TF 1.13+ gives them."""
+
+from tensorfleet.framework.graph_util import write_graph
+from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
+    RandomShuffleQueue)
+from tensorfleet.ops.image_ops import (decode_image, decode_jpeg, decode_png, encode_jpeg,
+    encode_png)
+from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
+from tensorfleet.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
+    SparseFeature, VarLenFeature, parse_example, parse_single_example)
+from tensorfleet.ops.parsing_sequence_ops import parse_single_sequence_example
+from tensorfleet.ops.string_manip_ops import (decode_base64, encode_base64, write_file)
+from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file)
+from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOptions,
+    TFRecordWriter, tf_record_iterator)
+
+from tensorfleet.api import io_gfile as gfile
+
+__all__ = ["FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue",
+           "QueueBase", "RandomShuffleQueue", "SparseFeature", "TFRecordCompressionType",
+           "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_csv",
+           "decode_image", "decode_jpeg", "decode_png", "decode_raw", "encode_base64",
+           "encode_jpeg", "encode_png", "gfile", "match_filenames_once", "matching_files",
+           "parse_example", "parse_single_example", "parse_single_sequence_example",
+           "read_file", "tf_record_iterator", "write_file", "write_graph"]

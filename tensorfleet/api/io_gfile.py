@@ -1,0 +1,9 @@
+"""``tf.io.gfile``: the file helpers of ``tf.gfile`` under their later lowercase names."""
+
+from tensorfleet.platform.gfile import (
+    Copy as copy, DeleteRecursively as rmtree, Exists as exists, GFile, Glob as glob,
+    IsDirectory as isdir, ListDirectory as listdir, MakeDirs as makedirs, MkDir as mkdir,
+    Remove as remove, Rename as rename, Stat as stat, walk)
+
+__all__ = ["GFile", "copy", "exists", "glob", "isdir", "listdir", "makedirs", "mkdir", "remove",
+           "rename", "rmtree", "stat", "walk"]

@@ -1,0 +1,19 @@
+"""``tf.linalg``: linear algebra under its ``tf.linalg`` names."""
+
+from tensorfleet.ops.linalg_ops import (matrix_transpose as adjoint,
+    matrix_band_part as band_part, cholesky, cholesky_solve, matrix_determinant as det,
+    matrix_diag as diag, matrix_diag_part as diag_part, self_adjoint_eig as eigh,
+    self_adjoint_eigvals as eigvalsh, einsum, eye, matrix_inverse as inv, logdet,
+    matrix_transpose, matvec, norm, qr, matrix_set_diag as set_diag,
+    log_matrix_determinant as slogdet, matrix_solve as solve, svd, diag as tensor_diag,
+    diag_part as tensor_diag_part, trace, matrix_transpose as transpose,
+    matrix_triangular_solve as triangular_solve)
+from tensorfleet.ops.math_ops_core import (matmul, tensordot)
+from tensorfleet.ops.math_ops_reduce import global_norm
+from tensorfleet.ops.nn_ops import l2_normalize
+
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part",
+           "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
+           "matmul", "matrix_transpose", "matvec", "norm", "qr", "set_diag", "slogdet",
+           "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace",
+           "transpose", "triangular_solve"]
