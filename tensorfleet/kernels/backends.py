@@ -1,9 +1,10 @@
 """Which CPU kernel backend runs: oneDNN where it loads, the numpy reference otherwise.
 
 The numpy kernels define what every op means and run everywhere. The ``onednn``
-backend runs the compute-heavy ops (convolutions, pooling) through oneDNN and is
-preferred wherever its library loads; where it does not (no wheel for the platform,
-a broken install), one INFO line says so and the numpy kernels run.
+backend runs the compute-heavy ops (convolutions, pooling, large matrix products)
+through oneDNN and is preferred wherever its library loads; where it does not (no
+wheel for the platform, a broken install), one INFO line says so and the numpy
+kernels run.
 
 Selecting explicitly:
 
