@@ -55,3 +55,13 @@ def counting_plan_runs():
 
     with mock.patch.object(plan.Plan, "run", run):
         yield count
+
+
+def onednn_loads() -> bool:
+    """Whether oneDNN can be used in this process (whatever backend is selected)."""
+    from tensorfleet.kernels.onednn import library
+    try:
+        library.load()
+        return True
+    except library.LibraryUnavailable:
+        return False
