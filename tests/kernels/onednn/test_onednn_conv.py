@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tensorfleet as tf
-from tensorfleet.kernels.onednn import conv, library, plan
+from tensorfleet.kernels.onednn import conv, plan
 from tensorfleet.kernels.registry import KernelContext, reference_kernel
 
 from tests.kernels.onednn.backend_helpers import (
