@@ -25,6 +25,7 @@ from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
 from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
+from tensorfleet.kernels.backends import (cpu_kernel_backend, set_cpu_kernel_backend)
 from tensorfleet.gradients.registry import (no_gradient as NoGradient,
     no_gradient as NotDifferentiable, register_gradient as RegisterGradient, no_gradient)
 from tensorfleet.ops.accumulator_ops import (ConditionalAccumulator,
@@ -180,7 +181,8 @@ __all__ = ["AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "Conditiona
            "cond", "confusion_matrix", "constant", "constant_initializer", "container",
            "contrib", "control_dependencies", "convert_to_tensor",
            "convert_to_tensor_or_indexed_slices", "convert_to_tensor_or_sparse_tensor", "cos",
-           "cosh", "count_nonzero", "count_up_to", "create_partitioned_variables", "cumprod",
+           "cosh", "count_nonzero", "count_up_to", "cpu_kernel_backend",
+           "create_partitioned_variables", "cumprod",
            "cumsum", "custom_gradient", "data", "debugging", "decode_base64", "decode_csv",
            "decode_raw", "depth_to_space", "device", "diag", "diag_part", "digamma",
            "dimension_value", "disable_eager_execution", "disable_resource_variables",
@@ -231,7 +233,8 @@ __all__ = ["AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "Conditiona
            "scatter_nd_sub", "scatter_nd_update", "scatter_sub", "scatter_update",
            "searchsorted", "segment_max", "segment_mean", "segment_min", "segment_prod",
            "segment_sum", "select", "self_adjoint_eig", "self_adjoint_eigvals",
-           "sequence_mask", "set_random_seed", "setdiff1d", "shape", "shape_n", "sigmoid",
+           "sequence_mask", "set_cpu_kernel_backend", "set_random_seed", "setdiff1d",
+           "shape", "shape_n", "sigmoid",
            "sign", "sin", "sinh", "size", "slice", "sort", "space_to_batch",
            "space_to_batch_nd", "space_to_depth", "sparse", "sparse_add", "sparse_concat",
            "sparse_cross", "sparse_cross_hashed", "sparse_fill_empty_rows", "sparse_matmul",
