@@ -22,7 +22,7 @@ _PROCESS_LANES = {
     ),
     "processes-b": (
         "cli/test_launch.py", "cli/test_launch_faults.py", "cli/test_launch_signals.py",
-        "examples/test_trainer_example.py", "api/test_app_flags.py", "cli/test_demo.py",
+        "examples/test_trainer_example.py", "platform/test_flags.py", "cli/test_demo.py",
         "estimator/test_estimator.py", "collectives/test_collectives_formation.py",
         "estimator/test_canned_estimators.py", "distributed/test_shutdown.py",
         "cli/test_server_cmd.py", "training/test_sigterm_checkpoint.py",
