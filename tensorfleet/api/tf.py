@@ -140,17 +140,21 @@ from tensorfleet.ops.variables import (Variable, Variable as VariableV1, all_var
     variables_initializer)
 from tensorfleet.runtime.session import (InteractiveSession, Session, get_default_session)
 from tensorfleet.training.meta_graph_def import MetaGraphDef
+from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER)
 
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
 from tensorfleet.api import (app, debugging, distribute, flags, gfile, graph_util, image, io,
-    layers, linalg, logging, losses, math, nest, nn, python_io, random, sparse, strings,
-    summary, train)
+    layers, linalg, logging, losses, manip, math, nest, nn, python_io, queue, random,
+    resource_loader, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
-__all__ = ["AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
+__all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
+           "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
+           "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
            "FixedLengthRecordReader", "GPUOptions", "Graph", "GraphDef", "GraphKeys",
