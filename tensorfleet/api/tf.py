@@ -7,11 +7,12 @@ from tensorfleet.compat.behavior import (disable_eager_execution, disable_resour
     executing_eagerly, resource_variables_enabled)
 from tensorfleet.compat.renamed_ops import (batch_matmul, concat_v2, mul, neg, pack, select,
     sub, unpack)
-from tensorfleet.distributed.cluster import (ConfigProto, GPUOptions, RunMetadata, RunOptions)
+from tensorfleet.distributed.cluster import (ConfigProto, RunMetadata, RunOptions)
 from tensorfleet.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,
     int16, int32, int64, int8, string, uint16, uint8)
 from tensorfleet.errors import OpError
-from tensorfleet.framework.config_options import (GraphOptions, LogMessage, OptimizerOptions)
+from tensorfleet.framework.config_options import (GPUOptions, GraphOptions, LogMessage,
+    OptimizerOptions)
 from tensorfleet.framework.device import DeviceSpec
 from tensorfleet.framework.graph import (Graph, Operation, add_to_collection,
     add_to_collections, colocate_with, container, control_dependencies, device, get_collection,
