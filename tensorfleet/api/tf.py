@@ -35,6 +35,7 @@ from tensorfleet.ops.array_indexing_ops import (batch_gather, boolean_mask, dyna
     dynamic_stitch, gather, one_hot, pad, range, slice, strided_slice, tile, transpose,
     unsorted_segment_sum, where)
 from tensorfleet.ops.array_ops import newaxis
+from tensorfleet.ops.array_repeat_ops import repeat
 from tensorfleet.ops.array_ops_core import (bitcast, cast, constant, expand_dims, fill,
     guarantee_const, identity, invert_permutation, ones, ones_like, placeholder,
     placeholder_with_default, rank, reshape, shape, size, squeeze, stack, stop_gradient,
@@ -105,9 +106,11 @@ from tensorfleet.ops.random_ops import (multinomial, random_gamma, random_normal
 from tensorfleet.ops.rnn_ops import (reverse_sequence, sequence_mask)
 from tensorfleet.ops.scatter_ops import (bincount, gather_nd, scatter_nd, scatter_nd_add,
     scatter_nd_sub, scatter_nd_update, setdiff1d, tensor_scatter_add,
-    tensor_scatter_add as tensor_scatter_nd_add, tensor_scatter_sub as tensor_scatter_nd_sub,
+    tensor_scatter_add as tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+    tensor_scatter_sub as tensor_scatter_nd_sub,
     tensor_scatter_update as tensor_scatter_nd_update, tensor_scatter_sub,
     tensor_scatter_update, unique_with_counts)
+from tensorfleet.ops.shape_check_ops import ensure_shape
 from tensorfleet.ops.script_ops import (numpy_function, py_func)
 from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod,
     segment_sum, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
@@ -147,7 +150,7 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
-from tensorfleet.api import (app, debugging, distribute, flags, gfile, graph_util, image, io,
+from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util, image, io,
     layers, linalg, logging, losses, manip, math, nest, nn, python_io, queue, random,
     resource_loader, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.estimator import metrics
@@ -155,7 +158,8 @@ from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
+           "bitwise", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
            "FixedLengthRecordReader", "GPUOptions", "Graph", "GraphDef", "GraphKeys",
