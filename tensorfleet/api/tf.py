@@ -152,13 +152,13 @@ from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, error
     feature_column, keras, saved_model)
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util, image, io,
     layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io, queue, random,
-    resource_loader, sparse, strings, summary, sysconfig, train, version)
+    resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "bitwise", "lookup", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "bitwise", "lookup", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
