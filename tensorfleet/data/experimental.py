@@ -12,8 +12,9 @@ from typing import Any, Callable, Optional
 
 from tensorfleet.data.dataset_ops import Dataset
 
-# TensorFlow's value: a parallelism or buffer size that the runtime chooses.
-AUTOTUNE = -1
+from tensorfleet.data.cardinality import (AUTOTUNE, INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY, cardinality)
+from tensorfleet.data.grouping import bucket_by_sequence_length, group_by_window
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -107,5 +108,6 @@ def unbatch() -> Transformation:
     return apply
 
 
-__all__ = ["AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
+           "bucket_by_sequence_length", "group_by_window", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
            "batch_and_drop_remainder", "padded_batch_and_drop_remainder", "unbatch"]

@@ -31,7 +31,8 @@ from tensorfleet.kernels.registry import DEAD
 logger = logging.getLogger(__name__)
 
 Element = Tuple[np.ndarray, ...]
-VALUE_STAGES = ("filter", "padded_batch", "unbatch", "map")
+VALUE_STAGES = ("filter", "padded_batch", "unbatch", "map", "group_by_window",
+                "bucket_by_sequence_length")
 
 _GENERATORS: Dict[str, Callable[[], Iterable[Element]]] = {}
 _GEN_LOCK = threading.Lock()
@@ -256,6 +257,38 @@ class Filter:
                 yield e
 
 
+class GroupByWindow:
+    """``group_by_window``: elements collected per key; a group that reaches its window
+    size is reduced at once, the rest in ascending key order when the input ends."""
+
+    def __init__(self, up: Iterable[Element], key: Callable[[Element], int],
+                 size_for: Callable[[int], int],
+                 reduce: Callable[[int, List[Element]], Iterable[Element]]):
+        self.up, self.key, self.size_for, self.reduce = up, key, size_for, reduce
+
+    def __iter__(self) -> Iterator[Element]:
+        groups: Dict[int, List[Element]] = {}
+        for e in self.up:
+            k = self.key(e)
+            group = groups.setdefault(k, [])
+            group.append(e)
+            if len(group) >= self.size_for(k):
+                del groups[k]
+                yield from self.reduce(k, group)
+        for k in sorted(groups):
+            yield from self.reduce(k, groups.pop(k))
+
+
+def scalar_int(fn: Function, element: Element, what: str) -> int:
+    """The scalar integer ``fn`` returns for ``element``."""
+    out = fn(element)[0]
+    if out.shape != () or out.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(None, None, f"{what} must return a scalar integer, "
+                                                      f"got {out.dtype} of shape "
+                                                      f"{list(out.shape)}")
+    return int(out)
+
+
 def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
     """The components an iterator emits for a value element."""
     return list(element)
@@ -263,4 +296,5 @@ def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
 
 __all__ = ["VALUE_STAGES", "register_generator", "unregister_generator", "lookup_generator", "Gather", "Generator",
            "Zip", "Concatenate", "ValueBatch", "PaddedBatch", "Unbatch", "Function", "Map",
+           "GroupByWindow", "scalar_int",
            "Filter", "values_out"]

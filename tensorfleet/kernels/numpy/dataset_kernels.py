@@ -22,6 +22,7 @@ session has its own resource manager, so there the state is per session.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import threading
@@ -41,7 +42,8 @@ logger = logging.getLogger(__name__)
 # keeps their names apart from those.
 RESOURCE_PREFIX = "_iterator/"
 STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave",
-             "padded_batch", "unbatch", "filter", "map")
+             "padded_batch", "unbatch", "filter", "map", "group_by_window",
+             "bucket_by_sequence_length")
 COMPOSITE_SOURCES = ("zip", "concatenate")
 _MAX_INT = 2 ** 62
 
@@ -104,6 +106,16 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
                                         f"names of its inputs and outputs")
         elif kind == "unbatch":
             pass
+        elif kind == "group_by_window":
+            fns = [st.get("key")] + ([st["window_size_fn"]] if st.get("window_size_fn")
+                                     else [])
+            validate_stages([dict(f or {}, op="map") for f in fns], op_name, inner=True)
+            if not st.get("window_size_fn"):
+                _int(st, "window_size", 1, op_name)
+            st = dict(st, reduce=validate_stages(st.get("reduce"), op_name, inner=True))
+        elif kind == "bucket_by_sequence_length":
+            validate_stages([dict(st.get("length") or {}, op="map")], op_name, inner=True)
+            _bucket_layout(st, op_name)
         elif kind == "interleave":
             if inner:
                 raise _invalid(op_name, "Dataset.interleave cannot be nested")
@@ -270,9 +282,78 @@ def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: A
             node = dv.Unbatch(node)
         elif kind == "map":
             node = dv.Map(node, compile_fn(st))
+        elif kind in ("group_by_window", "bucket_by_sequence_length"):
+            node = _group_node(node, st, compile_fn)
         else:  # filter
             node = dv.Filter(node, compile_fn(st))
     return node, (gather if gather is not None else dv.values_out)
+
+
+def _bucket_layout(st: Dict[str, Any], op_name: Optional[str]) -> None:
+    bounds, sizes = st.get("boundaries"), st.get("batch_sizes")
+    ints = (int, np.integer)
+    if not isinstance(bounds, (list, tuple)) or not isinstance(sizes, (list, tuple)) or \
+            len(sizes) != len(bounds) + 1 or \
+            not all(isinstance(b, ints) and 0 < b < _MAX_INT for b in list(bounds) + list(sizes)) \
+            or any(a >= b for a, b in zip(bounds, bounds[1:])):
+        raise _invalid(op_name, f"bucket_by_sequence_length: boundaries must increase and "
+                                f"there must be one more positive batch size: {bounds!r}, "
+                                f"{sizes!r}")
+    if not st.get("no_padding"):
+        probe = {"op": "padded_batch", "batch_size": 1, "drop_remainder": False,
+                 "padded_shapes": st.get("padded_shapes"),
+                 "padding_values": st.get("padding_values")}
+        validate_stages([probe], op_name, inner=True)
+
+
+def _group_node(node: Iterable[Any], st: Dict[str, Any], compile_fn: Any) -> Iterable[Any]:
+    """The ``group_by_window`` or ``bucket_by_sequence_length`` node over value tuples."""
+    if st["op"] == "group_by_window":
+        key_fn = compile_fn(dict(st["key"], op="map"))
+        size_fn = compile_fn(dict(st["window_size_fn"], op="map")) \
+            if st.get("window_size_fn") else None
+        sizes: Dict[int, int] = {}
+
+        def size_for(k: int) -> int:
+            if size_fn is None:
+                return int(st["window_size"])
+            if k not in sizes:
+                n = dv.scalar_int(size_fn, (np.int64(k),), "window_size_func")
+                if not 1 <= n < _MAX_INT:
+                    raise _invalid(None, f"group_by_window: window_size_func gave {n} for "
+                                         f"key {k}; it must be positive")
+                sizes[k] = n
+            return sizes[k]
+
+        def reduce(k: int, elements: List[Any]) -> Iterable[Any]:
+            out, _ = build_mixed(elements, st["reduce"], None, None, compile_fn)
+            return out
+
+        return dv.GroupByWindow(node, lambda e: dv.scalar_int(key_fn, e, "key_func"),
+                                size_for, reduce)
+    length_fn = compile_fn(dict(st["length"], op="map"))
+    bounds = [int(b) for b in st["boundaries"]]
+    batch_sizes = [int(b) for b in st["batch_sizes"]]
+    drop = bool(st.get("drop_remainder"))
+
+    def bucket(e: Any) -> int:
+        n = dv.scalar_int(length_fn, e, "element_length_func")
+        b = bisect.bisect_right(bounds, n)
+        if st.get("pad_to_bucket_boundary") and b == len(bounds):
+            raise _invalid(None, f"bucket_by_sequence_length: with pad_to_bucket_boundary an "
+                                 f"element's length must be below the last boundary "
+                                 f"{bounds[-1]}, got {n}")
+        return b
+
+    def batch_of(b: int, elements: List[Any]) -> Iterable[Any]:
+        size = batch_sizes[b]
+        if st.get("no_padding"):
+            return dv.ValueBatch(elements, size, drop)
+        shapes = [[(bounds[b] - 1 if st.get("pad_to_bucket_boundary") else -1) if d < 0
+                   else int(d) for d in sh] for sh in st["padded_shapes"]]
+        return dv.PaddedBatch(elements, size, drop, shapes, list(st["padding_values"]))
+
+    return dv.GroupByWindow(node, bucket, lambda b: batch_sizes[b], batch_of)
 
 
 def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
@@ -281,7 +362,8 @@ def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
         raise _invalid(None, "Dataset.interleave needs a data set of file names upstream")
 
     def make(row: Any) -> Iterable[Any]:
-        files = FileRecords([resolve(row)], reader["reader"], reader.get("compression"))
+        files = FileRecords([resolve(row)], reader["reader"], reader.get("compression"),
+                            reader.get("layout"))
         return build_pipeline(files, st["stages"])
     return make
 
@@ -304,7 +386,7 @@ def _root(source: Dict[str, Any], components: List[Any],
     if kind == "files":
         check_reader(source, op_name)
         root = FileRecords(_string_scalars(components, op_name), source["reader"],
-                           source.get("compression"))
+                           source.get("compression"), source.get("layout"))
         return root, _values_gather, None
     if kind == "slices":
         if not components:
