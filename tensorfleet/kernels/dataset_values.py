@@ -257,6 +257,59 @@ class Filter:
                 yield e
 
 
+_END = object()
+
+
+class Sample:
+    """Elements drawn at random from several pipelines, by weight; an exhausted one leaves
+    the draw (or ends it all with ``stop_on_empty``). One Generator per iterator, so every
+    repetition draws anew."""
+
+    def __init__(self, children: Sequence[Iterable[Element]], weights: Sequence[float],
+                 seed: Optional[Sequence[int]], stop_on_empty: bool):
+        self.children, self.stop = children, stop_on_empty
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.rng = np.random.default_rng(list(seed) if seed is not None else None)
+
+    def __iter__(self) -> Iterator[Element]:
+        its: List[Optional[Iterator[Element]]] = [iter(c) for c in self.children]
+        while True:
+            live = [i for i, it in enumerate(its) if it is not None and self.weights[i] > 0]
+            if not live:
+                return
+            p = self.weights[live] / self.weights[live].sum()
+            i = live[int(self.rng.choice(len(live), p=p))]
+            x = next(its[i], _END)
+            if x is _END:
+                if self.stop:
+                    return
+                its[i] = None
+                continue
+            yield x
+
+
+class Choose:
+    """For every index the choice pipeline yields, the next element of that child."""
+
+    def __init__(self, choices: Iterable[Element], children: Sequence[Iterable[Element]],
+                 stop_on_empty: bool):
+        self.choices, self.children, self.stop = choices, children, stop_on_empty
+
+    def __iter__(self) -> Iterator[Element]:
+        its = [iter(c) for c in self.children]
+        for choice in self.choices:
+            i = int(np.asarray(choice[0]))
+            if not 0 <= i < len(its):
+                raise errors.InvalidArgumentError(
+                    None, None, f"choose_from_datasets: choice {i} is outside [0, {len(its)})")
+            x = next(its[i], _END)
+            if x is _END:
+                if self.stop:
+                    return
+                continue
+            yield x
+
+
 class GroupByWindow:
     """``group_by_window``: elements collected per key; a group that reaches its window
     size is reduced at once, the rest in ascending key order when the input ends."""
@@ -296,5 +349,5 @@ def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
 
 __all__ = ["VALUE_STAGES", "register_generator", "unregister_generator", "lookup_generator", "Gather", "Generator",
            "Zip", "Concatenate", "ValueBatch", "PaddedBatch", "Unbatch", "Function", "Map",
-           "GroupByWindow", "scalar_int",
+           "GroupByWindow", "scalar_int", "Sample", "Choose",
            "Filter", "values_out"]

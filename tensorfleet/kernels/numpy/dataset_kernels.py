@@ -44,7 +44,7 @@ RESOURCE_PREFIX = "_iterator/"
 STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave",
              "padded_batch", "unbatch", "filter", "map", "group_by_window",
              "bucket_by_sequence_length")
-COMPOSITE_SOURCES = ("zip", "concatenate")
+COMPOSITE_SOURCES = ("zip", "concatenate", "sample", "choose")
 _MAX_INT = 2 ** 62
 
 
@@ -442,10 +442,35 @@ def _build_source(source: Dict[str, Any], stages: List[Dict[str, Any]], componen
                 child.get("source"), validate_stages(child.get("stages"), op_name), mine,
                 op_name, ctx, depth + 1)
             built.append(dv.Gather(sub, gather) if gather is not dv.values_out else sub)
-        node = dv.Zip(built) if kind == "zip" else dv.Concatenate(built)
+        if components:
+            raise _invalid(op_name, f"{kind} source: {len(components)} components left over")
+        node = _composite(source, kind, built, op_name)
         return build_mixed(node, stages, None, None, compile_fn)
     root, gather, resolve = _root(source, components, op_name)
     return build_mixed(root, stages, gather, resolve, compile_fn)
+
+
+def _composite(source: Dict[str, Any], kind: str, built: List[Iterable[Any]],
+               op_name: Optional[str]) -> Iterable[Any]:
+    if kind == "zip":
+        return dv.Zip(built)
+    if kind == "concatenate":
+        return dv.Concatenate(built)
+    stop = bool(source.get("stop_on_empty", False))
+    if kind == "choose":
+        if len(built) < 2:
+            raise _invalid(op_name, "choose source needs a choice child and data sets")
+        return dv.Choose(built[0], built[1:], stop)
+    weights, seed = source.get("weights"), source.get("seed")
+    if not isinstance(weights, list) or len(weights) != len(built) or not all(
+            isinstance(w, (int, float)) and w >= 0 for w in weights) or sum(weights) <= 0:
+        raise _invalid(op_name, f"sample source needs one non-negative weight per data set, "
+                                f"got {weights!r}")
+    if seed is not None and (not isinstance(seed, list) or not all(
+            isinstance(v, int) and 0 <= v < 2 ** 64 for v in seed)):
+        raise _invalid(op_name, f"sample source seed must be None or non-negative ints, got "
+                                f"{seed!r}")
+    return dv.Sample(built, weights, seed, stop)
 
 
 class IteratorResource:
