@@ -25,6 +25,7 @@ from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
 from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
 from tensorfleet.gradients.registry import (no_gradient as NoGradient,
     no_gradient as NotDifferentiable, register_gradient as RegisterGradient, no_gradient)
@@ -158,7 +159,7 @@ from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "bitwise", "lookup", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "bitwise", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
