@@ -59,6 +59,8 @@ from tensorfleet.ops.control_flow_ops import (Assert, Print, case, cond, group, 
 from tensorfleet.ops.custom_gradient import (custom_gradient, hessians, identity_n)
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
+from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.functional_ops import (foldl, foldr, map_fn, scan, while_loop)
 from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
     string_to_hash_bucket_fast, string_to_hash_bucket_strong)
@@ -159,7 +161,7 @@ from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "bitwise", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "bitwise", "edit_distance", "extract_image_patches", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
