@@ -18,7 +18,11 @@ from tensorfleet.ops.image_ops_quality import (image_gradients, psnr, resize_ima
     sobel_edges, ssim, ssim_multiscale, total_variation)
 
 from tensorfleet.ops.image_patches_ops import extract_patches
-__all__ = ["ResizeMethod", "extract_patches", "adjust_brightness", "adjust_contrast", "adjust_gamma",
+from tensorfleet.ops.image_patches_ops import extract_image_patches
+from tensorfleet.ops.image_adjust_ops import resize_image_with_crop_or_pad as resize_with_crop_or_pad
+
+__all__ = ["extract_image_patches", "resize_with_crop_or_pad",
+           "ResizeMethod", "extract_patches", "adjust_brightness", "adjust_contrast", "adjust_gamma",
            "adjust_hue", "adjust_saturation", "central_crop", "combined_non_max_suppression",
            "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box", "decode_bmp",
            "decode_gif", "decode_image", "decode_jpeg", "decode_png", "draw_bounding_boxes",

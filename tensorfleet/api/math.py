@@ -26,8 +26,10 @@ from tensorfleet.ops.scatter_ops import bincount
 from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod,
     segment_sum, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
     unsorted_segment_prod, unsorted_segment_sqrt_n)
+from tensorfleet.ops.check_ops import (is_non_decreasing, is_strictly_increasing)
 
-__all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
+__all__ = ["is_non_decreasing", "is_strictly_increasing",
+           "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
            "asinh", "atan", "atan2", "atanh", "bessel_i0", "bessel_i0e", "bessel_i1",
            "bessel_i1e", "betainc", "bincount", "ceil", "confusion_matrix", "cos", "cosh",
            "count_nonzero", "cumprod", "cumsum", "digamma", "divide", "divide_no_nan", "equal",
