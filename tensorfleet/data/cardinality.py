@@ -52,7 +52,8 @@ def _stage_count(st: Dict[str, Any], c: int) -> int:
     op = st["op"]
     if op == "map":
         return c
-    if op in ("filter", "unbatch", "interleave"):
+    if op in ("filter", "unbatch", "interleave", "unique", "take_while", "group_by_window",
+              "bucket_by_sequence_length"):
         return _UNKNOWN
     if c == _UNKNOWN:
         return c

@@ -15,6 +15,9 @@ from tensorfleet.data.dataset_ops import Dataset
 from tensorfleet.data.cardinality import (AUTOTUNE, INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY, cardinality)
 from tensorfleet.data.grouping import bucket_by_sequence_length, group_by_window
+from tensorfleet.data.counter import Counter, enumerate_dataset
+from tensorfleet.data.selection import take_while, unique
+from tensorfleet.data.single_element import get_single_element
 from tensorfleet.data.csv_dataset import CsvDataset, make_csv_dataset
 from tensorfleet.data.sampling import choose_from_datasets, sample_from_datasets
 
@@ -112,5 +115,6 @@ def unbatch() -> Transformation:
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
            "bucket_by_sequence_length", "group_by_window", "choose_from_datasets",
-           "sample_from_datasets", "CsvDataset", "make_csv_dataset", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
+           "sample_from_datasets", "CsvDataset", "make_csv_dataset", "Counter",
+           "enumerate_dataset", "get_single_element", "take_while", "unique", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
            "batch_and_drop_remainder", "padded_batch_and_drop_remainder", "unbatch"]

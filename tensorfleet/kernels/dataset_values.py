@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 Element = Tuple[np.ndarray, ...]
 VALUE_STAGES = ("filter", "padded_batch", "unbatch", "map", "group_by_window",
-                "bucket_by_sequence_length")
+                "bucket_by_sequence_length", "unique", "take_while")
 
 _GENERATORS: Dict[str, Callable[[], Iterable[Element]]] = {}
 _GEN_LOCK = threading.Lock()
@@ -342,6 +342,42 @@ def scalar_int(fn: Function, element: Element, what: str) -> int:
     return int(out)
 
 
+class TakeWhile:
+    """The elements before the first for which a compiled predicate returns false."""
+
+    def __init__(self, up: Iterable[Element], fn: Function):
+        self.up, self.fn = up, fn
+
+    def __iter__(self) -> Iterator[Element]:
+        for e in self.up:
+            keep = self.fn(e)[0]
+            if keep.shape != () or keep.dtype != np.bool_:
+                raise errors.InvalidArgumentError(
+                    None, None, f"take_while predicate must return a scalar bool, got "
+                    f"{keep.dtype} of shape {list(keep.shape)}")
+            if not keep:
+                return
+            yield e
+
+
+class Unique:
+    """Each distinct element once, at its first occurrence (one scalar component)."""
+
+    def __init__(self, up: Iterable[Element]):
+        self.up = up
+
+    def __iter__(self) -> Iterator[Element]:
+        seen: set = set()
+        for e in self.up:
+            if len(e) != 1 or np.ndim(e[0]) != 0:
+                raise errors.InvalidArgumentError(None, None, "unique needs elements that are "
+                                                              "one scalar")
+            key = e[0].item()
+            if key not in seen:
+                seen.add(key)
+                yield e
+
+
 def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
     """The components an iterator emits for a value element."""
     return list(element)
@@ -349,5 +385,5 @@ def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
 
 __all__ = ["VALUE_STAGES", "register_generator", "unregister_generator", "lookup_generator", "Gather", "Generator",
            "Zip", "Concatenate", "ValueBatch", "PaddedBatch", "Unbatch", "Function", "Map",
-           "GroupByWindow", "scalar_int", "Sample", "Choose",
+           "GroupByWindow", "scalar_int", "Sample", "Choose", "TakeWhile", "Unique",
            "Filter", "values_out"]

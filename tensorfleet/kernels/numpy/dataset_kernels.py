@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 RESOURCE_PREFIX = "_iterator/"
 STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave",
              "padded_batch", "unbatch", "filter", "map", "group_by_window",
-             "bucket_by_sequence_length")
+             "bucket_by_sequence_length", "unique", "take_while")
 COMPOSITE_SOURCES = ("zip", "concatenate", "sample", "choose")
 _MAX_INT = 2 ** 62
 
@@ -99,12 +99,12 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
                                         f">= -1, got {shapes!r}")
             if not isinstance(values, (list, tuple)) or len(values) != len(shapes):
                 raise _invalid(op_name, "padded_batch: one padding value per component needed")
-        elif kind in ("filter", "map"):
+        elif kind in ("filter", "map", "take_while"):
             if not isinstance(st.get("fn"), SubGraph) or not all(
                     isinstance(st.get(k), (list, tuple)) for k in ("inputs", "outputs")):
                 raise _invalid(op_name, f"Dataset {kind} stage needs a sub-graph and the "
                                         f"names of its inputs and outputs")
-        elif kind == "unbatch":
+        elif kind in ("unbatch", "unique"):
             pass
         elif kind == "group_by_window":
             fns = [st.get("key")] + ([st["window_size_fn"]] if st.get("window_size_fn")
@@ -282,6 +282,10 @@ def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: A
             node = dv.Unbatch(node)
         elif kind == "map":
             node = dv.Map(node, compile_fn(st))
+        elif kind == "take_while":
+            node = dv.TakeWhile(node, compile_fn(st))
+        elif kind == "unique":
+            node = dv.Unique(node)
         elif kind in ("group_by_window", "bucket_by_sequence_length"):
             node = _group_node(node, st, compile_fn)
         else:  # filter
