@@ -36,7 +36,10 @@ from tensorfleet.ops.rnn_raw import raw_rnn
 
 from tensorfleet.ops import (rnn_cell, legacy_seq2seq as seq2seq)
 
-__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+from tensorfleet.ops.nn_composite_ops import silu
+
+__all__ = ["silu",
+           "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "avg_pool_v2", "batch_norm_with_global_normalization", "batch_normalization",
            "batch_to_space", "bias_add", "bidirectional_dynamic_rnn", "collapse_repeated",
            "compute_accidental_hits", "conv1d", "conv1d_transpose", "conv2d",

@@ -75,6 +75,7 @@ from tensorfleet.ops.init_ops import (Constant as constant_initializer,
     VarianceScaling as variance_scaling_initializer, Zeros as zeros_initializer)
 from tensorfleet.ops.io_readers import (FixedLengthRecordReader, ReaderBase, TFRecordReader,
     TextLineReader, WholeFileReader, matching_files)
+from tensorfleet.ops.linalg_composite_ops import matrix_solve_ls
 from tensorfleet.ops.linalg_ops import (cholesky, cholesky_solve, diag, diag_part, einsum, eye,
     log_matrix_determinant, matrix_band_part, matrix_determinant, matrix_diag,
     matrix_diag_part, matrix_inverse, matrix_set_diag, matrix_solve, matrix_transpose,
@@ -161,7 +162,7 @@ from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "bitwise", "edit_distance", "extract_image_patches", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "bitwise", "edit_distance", "matrix_solve_ls", "extract_image_patches", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
