@@ -4,7 +4,7 @@ Each call that owns variables opens ``variable_scope(name, default_name=...)``,
 so the first ``dense`` makes ``dense/kernel`` and the next ``dense_1/kernel``;
 passing an explicit ``name`` with ``reuse=True`` shares the variables of an
 earlier call. Only the channels-last (NHWC) layout is supported. The layer objects
-(``Dense``, ``Conv2D`` ...) come from ``layers_classes``;
+(``Dense``, ``Conv2D`` ...) come from ``nn_layers.objects``;
 ``BatchNormalization`` is defined here, beside the function whose arithmetic it shares.
 """
 

@@ -139,13 +139,13 @@ def test_killed_rank_makes_the_others_fail_naming_it(n, transport):
         time.sleep(0.3)
         victim = n - 1
         os.kill(procs[victim].pid, signal.SIGKILL)
-        t0 = time.monotonic()
-        res = _finish(procs, range(n - 1), wait=20)
-        elapsed = time.monotonic() - t0
+        res = _finish(procs, range(n - 1), wait=60)
         for r, rec in res.items():
             assert rec["error"] in ("UnavailableError", "DeadlineExceededError"), rec
             assert f"rank {victim} (localhost:{ports[victim]})" in rec["message"], rec
-        assert elapsed < 12.0
+            # Measured by the rank itself, from its last finished all-reduce: the group's
+            # 5 s deadline bounds it, however slowly a loaded machine ends the processes.
+            assert rec["seconds"] < 12.0, rec
     finally:
         _kill_all(procs)
 
@@ -157,14 +157,13 @@ def test_stopped_rank_makes_the_others_fail_within_the_deadline(n):
         time.sleep(0.3)
         victim = 1
         os.kill(procs[victim].pid, signal.SIGSTOP)
-        t0 = time.monotonic()
         others = [r for r in range(n) if r != victim]
-        res = _finish(procs, others, wait=30)
-        elapsed = time.monotonic() - t0
+        res = _finish(procs, others, wait=60)
         for r, rec in res.items():
             assert rec["error"] in ("DeadlineExceededError", "UnavailableError"), rec
             assert f"rank {victim} (localhost:{ports[victim]})" in rec["message"], rec
-        assert elapsed < 10.0
+            # From the rank's last finished all-reduce; the group's deadline is 2 s.
+            assert rec["seconds"] < 10.0, rec
     finally:
         _kill_all(procs)
 
