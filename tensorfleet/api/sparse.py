@@ -20,7 +20,10 @@ from tensorfleet.ops.sparse_ops import (sparse_add as add, sparse_concat as conc
     sparse_transpose as transpose)
 from tensorfleet.ops.accumulator_ops import SparseConditionalAccumulator
 
-__all__ = ["SparseConditionalAccumulator",
+from tensorfleet.ops.sparse_construct_ops import (expand_dims, eye, from_dense, mask)
+
+__all__ = ["expand_dims", "eye", "from_dense", "mask",
+           "SparseConditionalAccumulator",
            "SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed",
            "fill_empty_rows", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
            "reduce_sum", "reorder", "reset_shape", "reshape", "retain", "segment_mean",

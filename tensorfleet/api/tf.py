@@ -120,6 +120,7 @@ from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min,
     segment_sum, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
     unsorted_segment_prod, unsorted_segment_sqrt_n)
 from tensorfleet.ops.sort_ops import (argsort, reverse, reverse as reverse_v2, sort)
+from tensorfleet.ops.sparse_construct_ops import mask as sparse_mask
 from tensorfleet.ops.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows,
     sparse_matmul, sparse_maximum, sparse_minimum, sparse_placeholder, sparse_reduce_max,
     sparse_reduce_sum, sparse_reorder, sparse_reset_shape, sparse_reshape, sparse_retain,
@@ -162,7 +163,7 @@ from tensorfleet.testing import testcase as test
 
 __all__ = ["COMPILER_VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION",
            "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
-           "bitwise", "edit_distance", "matrix_solve_ls", "extract_image_patches", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
+           "bitwise", "edit_distance", "sparse_mask", "matrix_solve_ls", "extract_image_patches", "lookup", "make_ndarray", "make_tensor_proto", "sets", "ensure_shape", "repeat", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "manip", "queue", "resource_loader", "sysconfig", "version", "AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
            "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
            "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
