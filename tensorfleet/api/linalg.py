@@ -15,9 +15,9 @@ from tensorfleet.ops.nn_ops import l2_normalize
 from tensorfleet.ops.linalg_composite_ops import (cross, lstsq, matrix_rank, normalize,
     pinv)
 
-__all__ = ["cross", "lstsq", "matrix_rank", "normalize", "pinv",
-           "adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part",
-           "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
-           "matmul", "matrix_transpose", "matvec", "norm", "qr", "set_diag", "slogdet",
-           "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace",
-           "transpose", "triangular_solve"]
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
+           "diag_part", "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv",
+           "l2_normalize", "logdet", "lstsq", "matmul", "matrix_rank", "matrix_transpose",
+           "matvec", "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd",
+           "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
+           "triangular_solve"]

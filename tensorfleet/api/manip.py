@@ -7,5 +7,5 @@ from tensorfleet.ops.array_transform_ops import (batch_to_space_nd, roll,
 from tensorfleet.ops.scatter_ops import gather_nd, scatter_nd
 from tensorfleet.ops.sort_ops import reverse
 
-__all__ = ["batch_to_space_nd", "gather_nd", "reshape", "reverse", "roll", "scatter_nd", "space_to_batch_nd",
-           "tile"]
+__all__ = ["batch_to_space_nd", "gather_nd", "reshape", "reverse", "roll", "scatter_nd",
+           "space_to_batch_nd", "tile"]

@@ -38,8 +38,7 @@ from tensorfleet.ops import (rnn_cell, legacy_seq2seq as seq2seq)
 
 from tensorfleet.ops.nn_composite_ops import silu
 
-__all__ = ["silu",
-           "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "avg_pool_v2", "batch_norm_with_global_normalization", "batch_normalization",
            "batch_to_space", "bias_add", "bidirectional_dynamic_rnn", "collapse_repeated",
            "compute_accidental_hits", "conv1d", "conv1d_transpose", "conv2d",
@@ -56,7 +55,7 @@ __all__ = ["silu",
            "max_pool_with_argmax", "moments", "nce_loss", "normalize_moments", "pool",
            "raw_rnn", "relu", "relu6", "relu_layer", "rnn_cell",
            "safe_embedding_lookup_sparse", "sampled_softmax_loss", "selu", "separable_conv2d",
-           "seq2seq", "sigmoid", "sigmoid_cross_entropy_with_logits", "softmax",
+           "seq2seq", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "softsign", "space_to_batch", "space_to_depth",
            "sparse_softmax_cross_entropy_with_logits", "static_bidirectional_rnn",

@@ -7,7 +7,9 @@ from tensorfleet.ops.random_ops import (categorical, random_gamma as gamma, mult
     random_normal as normal, random_shuffle as shuffle, truncated_normal,
     random_uniform as uniform)
 
+from tensorfleet.ops.random_ops import random_poisson as poisson
+
 __all__ = ["categorical", "fixed_unigram_candidate_sampler", "gamma", "get_seed",
            "learned_unigram_candidate_sampler", "log_uniform_candidate_sampler", "multinomial",
-           "normal", "set_random_seed", "shuffle", "truncated_normal", "uniform",
+           "normal", "poisson", "set_random_seed", "shuffle", "truncated_normal", "uniform",
            "uniform_candidate_sampler"]

@@ -22,10 +22,9 @@ from tensorfleet.ops.accumulator_ops import SparseConditionalAccumulator
 
 from tensorfleet.ops.sparse_construct_ops import (expand_dims, eye, from_dense, mask)
 
-__all__ = ["expand_dims", "eye", "from_dense", "mask",
-           "SparseConditionalAccumulator",
-           "SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed",
-           "fill_empty_rows", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
+__all__ = ["add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows",
+           "from_dense", "mask", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
            "reduce_sum", "reorder", "reset_shape", "reshape", "retain", "segment_mean",
-           "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split",
+           "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul",
+           "SparseConditionalAccumulator", "SparseTensor", "SparseTensorValue", "split",
            "to_dense", "to_indicator", "transpose"]

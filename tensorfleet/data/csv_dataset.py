@@ -221,7 +221,8 @@ def make_csv_dataset(file_pattern: Any, batch_size: int,
     sel = None if cols == list(range(len(names))) else cols
 
     def parse(line: Tensor) -> Any:
-        values = decode_csv(line, _in_graph(defaults), field_delim=delim, use_quote_delim=use_quote_delim,
+        values = decode_csv(line, _in_graph(defaults), field_delim=delim,
+                            use_quote_delim=use_quote_delim,
                             na_value=na_value, select_cols=sel)
         features: Dict[str, Tensor] = dict(zip(keys, values))
         if label_name is None:

@@ -113,8 +113,9 @@ def unbatch() -> Transformation:
     return apply
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
-           "bucket_by_sequence_length", "group_by_window", "choose_from_datasets",
-           "sample_from_datasets", "CsvDataset", "make_csv_dataset", "Counter",
-           "enumerate_dataset", "get_single_element", "take_while", "unique", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
-           "batch_and_drop_remainder", "padded_batch_and_drop_remainder", "unbatch"]
+__all__ = ["AUTOTUNE", "batch_and_drop_remainder", "bucket_by_sequence_length", "cardinality",
+           "choose_from_datasets", "Counter", "CsvDataset", "enumerate_dataset",
+           "get_single_element", "group_by_window", "INFINITE_CARDINALITY", "make_csv_dataset",
+           "map_and_batch", "padded_batch_and_drop_remainder", "parallel_interleave",
+           "sample_from_datasets", "shuffle_and_repeat", "take_while", "unbatch", "unique",
+           "UNKNOWN_CARDINALITY"]
