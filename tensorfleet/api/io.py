@@ -16,7 +16,10 @@ from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOpt
 
 from tensorfleet.api import io_gfile as gfile
 
-__all__ = ["FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue",
+from tensorfleet.ops.tensor_serialization_ops import (parse_tensor, serialize_tensor)
+
+__all__ = ["parse_tensor", "serialize_tensor",
+           "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue",
            "QueueBase", "RandomShuffleQueue", "SparseFeature", "TFRecordCompressionType",
            "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_csv",
            "decode_image", "decode_jpeg", "decode_png", "decode_raw", "encode_base64",

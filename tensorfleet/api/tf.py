@@ -136,6 +136,7 @@ from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file, strin
     string_to_number)
 from tensorfleet.ops.summary_ops_legacy import (audio_summary, histogram_summary,
     image_summary, merge_all_summaries, merge_summary, scalar_summary)
+from tensorfleet.ops.tensor_serialization_ops import (parse_tensor, serialize_tensor)
 from tensorfleet.ops.template import (make_template, op_scope)
 from tensorfleet.ops.tensor_array_ops import TensorArray
 from tensorfleet.ops.variable_scope import (AUTO_REUSE, VariableScope,
@@ -222,7 +223,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "one_hot", "ones", "ones_initializer", "ones_like", "op_scope", "Operation", "OpError",
            "OptimizerOptions", "orthogonal_initializer", "pack", "pad", "PaddingFIFOQueue",
            "parallel_stack", "parse_example", "parse_single_example",
-           "parse_single_sequence_example", "PartitionedVariable", "placeholder",
+           "parse_single_sequence_example", "parse_tensor", "PartitionedVariable", "placeholder",
            "placeholder_with_default", "polygamma", "pow", "Print", "print", "py_func",
            "python_io", "qr", "queue", "QueueBase", "random", "random_crop", "random_gamma",
            "random_normal", "random_normal_initializer", "random_poisson", "random_shuffle",
@@ -238,9 +239,9 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "scatter_max", "scatter_min", "scatter_mul", "scatter_nd", "scatter_nd_add",
            "scatter_nd_sub", "scatter_nd_update", "scatter_sub", "scatter_update", "searchsorted",
            "segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum", "select",
-           "self_adjoint_eig", "self_adjoint_eigvals", "sequence_mask", "Session",
-           "set_random_seed", "setdiff1d", "sets", "shape", "shape_n", "sigmoid", "sign", "sin",
-           "sinh", "size", "slice", "sort", "space_to_batch", "space_to_batch_nd",
+           "self_adjoint_eig", "self_adjoint_eigvals", "sequence_mask", "serialize_tensor",
+           "Session", "set_random_seed", "setdiff1d", "sets", "shape", "shape_n", "sigmoid",
+           "sign", "sin", "sinh", "size", "slice", "sort", "space_to_batch", "space_to_batch_nd",
            "space_to_depth", "sparse", "sparse_add", "sparse_concat", "sparse_cross",
            "sparse_cross_hashed", "sparse_fill_empty_rows", "sparse_mask", "sparse_matmul",
            "sparse_maximum", "sparse_minimum", "sparse_placeholder", "sparse_reduce_max",

@@ -19,6 +19,9 @@ from tensorfleet.framework.tensor import Tensor
 from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.ops.tbx_loader import tbx_module
 
+# The most elements make_ndarray fills from a shorter value list (a message of a few bytes
+# must not make it allocate without bound).
+MAX_FILL_ELEMENTS = 1 << 28
 _BY_ENUM: Dict[int, _dtypes.DType] = {d.enum: d for d in (
     _dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8, _dtypes.int16,
     _dtypes.int32, _dtypes.int64, _dtypes.uint8, _dtypes.uint16, _dtypes.bool,
@@ -145,7 +148,14 @@ def make_ndarray(tensor: Any) -> np.ndarray:
     if dt is None:
         raise TypeError(f"make_ndarray: unsupported TensorProto dtype enum {tensor.dtype}")
     dims = [int(d.size) for d in tensor.tensor_shape.dim]
+    if any(d < 0 for d in dims):
+        raise ValueError(f"make_ndarray: a TensorProto with unknown dimensions {dims} holds "
+                         f"no value")
     n = int(np.prod(dims, dtype=np.int64))
+    if n > MAX_FILL_ELEMENTS and not tensor.tensor_content:
+        # A few bytes of typed values may ask for a huge shape: refuse before allocating.
+        raise ValueError(f"make_ndarray: shape {dims} ({n} elements) is larger than the "
+                         f"{MAX_FILL_ELEMENTS} elements a value list may fill")
     if dt is _dtypes.string:
         vals = list(tensor.string_val)
         out = np.empty(len(vals), dtype=object)

@@ -63,3 +63,27 @@ def test_typed_values_fill_the_shape_and_errors():
         tf.make_tensor_proto(tf.constant(1.0))
     with pytest.raises(TypeError, match="integer dtype"):
         tf.make_tensor_proto([1.5], dtype=tf.int32)
+
+
+def test_serialize_and_parse_tensor_through_the_graph():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    words = np.array([b"a", b"bc"], object)
+    ser = [tf.io.serialize_tensor(x), tf.serialize_tensor(words)]
+    with tf.Session() as s:
+        bx, bw = s.run(ser)
+        assert _parse(bx.hex()) == tf.make_tensor_proto(x)
+        np.testing.assert_array_equal(s.run(tf.io.parse_tensor(bx, tf.float32)), x)
+        np.testing.assert_array_equal(s.run(tf.parse_tensor(bw, tf.string)), words)
+        theirs = bytes.fromhex(_written()["floats"])
+        np.testing.assert_array_equal(s.run(tf.io.parse_tensor(theirs, tf.float32)),
+                                      [[1.5, 2.0], [3.0, 4.0]])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Type mismatch"):
+            s.run(tf.io.parse_tensor(bx, tf.int32))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse"):
+            s.run(tf.io.parse_tensor(b"\xff\xff\xff", tf.float32))
+        # A few bytes may not ask for a huge tensor.
+        huge = tbx_module("proto.tensor_pb2").TensorProto.FromString(
+            bytes.fromhex(_written()["typed_splat"]))
+        huge.tensor_shape.dim[0].size = 1 << 40
+        with pytest.raises(tf.errors.InvalidArgumentError, match="larger than"):
+            s.run(tf.io.parse_tensor(huge.SerializeToString(), tf.float32))
