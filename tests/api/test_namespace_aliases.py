@@ -24,3 +24,20 @@ def test_aliases_compute_the_same():
             s.run(tf.debugging.Assert(tf.constant(False), ["no"]))
     assert tf.graph_util.import_graph_def is tf.import_graph_def
     assert tf.sparse.SparseConditionalAccumulator is tf.SparseConditionalAccumulator
+
+
+def test_conv_transpose_dispatches_by_rank_and_other_names():
+    rng = np.random.RandomState(0)
+    x2, w2 = rng.randn(1, 3, 3, 2), rng.randn(2, 2, 4, 2)
+    x1, w1 = rng.randn(1, 3, 2), rng.randn(2, 4, 2)
+    with tf.Session() as s:
+        a, b = s.run([tf.nn.conv_transpose(x2, w2, [1, 6, 6, 4], 2),
+                      tf.nn.conv2d_transpose(x2, w2, [1, 6, 6, 4], [1, 2, 2, 1])])
+        np.testing.assert_allclose(a, b)
+        c, d = s.run([tf.nn.conv_transpose(x1, w1, [1, 6, 4], 2),
+                      tf.nn.conv1d_transpose(x1, w1, [1, 6, 4], 2)])
+        np.testing.assert_allclose(c, d)
+    with pytest.raises(ValueError, match="rank 3, 4 or 5"):
+        tf.nn.conv_transpose(np.ones((2, 2)), np.ones((1, 1)), [2, 2], 1)
+    assert tf.train.queue_runner.QueueRunner is tf.train.QueueRunner
+    assert tf.io.gfile.join("a", "b", "c.txt") == "a/b/c.txt"
