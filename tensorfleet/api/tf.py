@@ -59,6 +59,7 @@ from tensorfleet.ops.control_flow_ops import (Assert, Print, case, cond, group, 
 from tensorfleet.ops.custom_gradient import (custom_gradient, hessians, identity_n)
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
+from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
 from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.functional_ops import (foldl, foldr, map_fn, scan, while_loop)
@@ -182,7 +183,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "control_dependencies", "convert_to_tensor", "convert_to_tensor_or_indexed_slices",
            "convert_to_tensor_or_sparse_tensor", "cos", "cosh", "count_nonzero", "count_up_to",
            "create_partitioned_variables", "cumprod", "cumsum", "custom_gradient", "data",
-           "debugging", "decode_base64", "decode_csv", "decode_raw", "depth_to_space", "device",
+           "debugging", "decode_base64", "decode_compressed", "decode_csv", "decode_raw", "depth_to_space", "device",
            "DeviceSpec", "diag", "diag_part", "digamma", "Dimension", "dimension_value",
            "disable_eager_execution", "disable_resource_variables", "disable_v2_behavior",
            "disable_v2_tensorshape", "distribute", "div", "div_no_nan", "divide", "double",

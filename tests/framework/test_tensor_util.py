@@ -87,3 +87,21 @@ def test_serialize_and_parse_tensor_through_the_graph():
         huge.tensor_shape.dim[0].size = 1 << 40
         with pytest.raises(tf.errors.InvalidArgumentError, match="larger than"):
             s.run(tf.io.parse_tensor(huge.SerializeToString(), tf.float32))
+
+
+def test_decode_compressed_zlib_gzip_and_bad_data():
+    import gzip
+    import zlib
+    raw = [b"hello" * 50, b""]
+    with tf.Session() as s:
+        z = s.run(tf.io.decode_compressed([zlib.compress(r) for r in raw], "ZLIB"))
+        g = s.run(tf.decode_compressed(np.array([gzip.compress(r) for r in raw], object),
+                                       compression_type="GZIP"))
+        assert list(z) == raw and list(g) == raw
+        assert list(s.run(tf.io.decode_compressed(raw))) == raw
+        with pytest.raises(tf.errors.InvalidArgumentError, match="could not be"):
+            s.run(tf.io.decode_compressed([b"not zlib"], "ZLIB"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="truncated"):
+            s.run(tf.io.decode_compressed([zlib.compress(raw[0])[:-4]], "ZLIB"))
+    with pytest.raises(ValueError, match="compression_type"):
+        tf.io.decode_compressed([b"x"], "BZ2")
