@@ -10,6 +10,11 @@ exactly as the plain form always did, while programs read it the TensorFlow way
 ``SerializeToString`` gives tensorfleet's graph format (compact UTF-8 JSON), not
 TensorFlow's protobuf bytes: attr values such as nested lists and dicts have no
 protobuf encoding, and the plain form is what every tensorfleet process accepts.
+
+TensorFlow's own ``GraphDef`` files (frozen graphs, binary or text) are read too:
+``GraphDef.ParseFromString`` keeps such a graph as the protobuf message
+(``GraphDef.tensorflow``), and ``import_graph_def`` builds it through the op table
+of ``ops.tensorflow_graph_import``.
 """
 
 from __future__ import annotations
@@ -217,9 +222,14 @@ class GraphDef(dict):
         if isinstance(nodes, list):
             self["node"] = _NodeList(NodeDef(n) if isinstance(n, dict) else n for n in nodes)
 
+    tensorflow: Any = None  # a TensorFlow GraphDef message, when one was parsed
+
     @property
     def node(self) -> List[NodeDef]:
-        """The nodes, each after the nodes it reads."""
+        """The nodes, each after the nodes it reads (of a parsed TensorFlow graph: its
+        ``NodeDef`` messages, in file order)."""
+        if self.tensorflow is not None:
+            return self.tensorflow.node
         return self.setdefault("node", _NodeList())
 
     @property
@@ -240,6 +250,7 @@ class GraphDef(dict):
         parsed = parse_graph_def(data)
         self.clear()
         self.update(parsed)
+        self.tensorflow = parsed.tensorflow
         return len(data)
 
     @classmethod
@@ -264,22 +275,38 @@ class GraphDef(dict):
         return json.dumps(self, indent=2)
 
 
+def _tensorflow_graph_def(data: Any, why: str) -> GraphDef:
+    """A ``GraphDef`` wrapping TensorFlow's message parsed from ``data``."""
+    from tensorfleet.ops import tensorflow_graph_import as tgi  # ops sit below framework
+
+    try:
+        msg = tgi.parse_tensorflow_graph_def(data)
+    except errors.InvalidArgumentError as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"Not a graph def: not tensorfleet's ({why}), and {e.message}") from None
+    gd = GraphDef()
+    gd.tensorflow = msg
+    return gd
+
+
 def parse_graph_def(data: Any) -> GraphDef:
-    """A ``GraphDef`` from its serialized form (bytes or text).
+    """A ``GraphDef`` from its serialized form: tensorfleet's (JSON) or TensorFlow's
+    (protobuf, binary or text).
 
     Raises:
-      InvalidArgumentError: ``data`` is not JSON with a ``node`` list.
+      InvalidArgumentError: ``data`` is neither.
     """
+    raw = data
     if isinstance(data, (bytes, bytearray, memoryview)):
         try:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError:
-            raise errors.InvalidArgumentError(
-                None, None, "Not a tensorfleet graph def: the data is not UTF-8 JSON "
-                "(TensorFlow's protobuf GraphDef files are not read)") from None
+            return _tensorflow_graph_def(bytes(raw), "not UTF-8 JSON")
     try:
         plain = json.loads(data)
     except (TypeError, ValueError) as e:
+        if isinstance(data, str):
+            return _tensorflow_graph_def(data, f"not JSON: {e}")
         raise errors.InvalidArgumentError(
             None, None, f"Not a tensorfleet graph def: {e}") from None
     if not isinstance(plain, dict) or not isinstance(plain.get("node"), list):
@@ -321,6 +348,15 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
                          "ops come from tensorfleet's op registry")
     if isinstance(graph_def, (bytes, bytearray)):
         graph_def = parse_graph_def(graph_def)
+    tf_msg = graph_def.tensorflow if isinstance(graph_def, GraphDef) else (
+        graph_def if type(graph_def).__name__ == "GraphDef" and hasattr(graph_def, "library")
+        else None)
+    if tf_msg is not None:
+        from tensorfleet.ops import tensorflow_graph_import as tgi
+        if name_prefix:
+            raise ValueError("import_graph_def: name_prefix applies to tensorfleet graph defs; "
+                             "use name= for a TensorFlow graph def")
+        return tgi.import_tensorflow_graph_def(tf_msg, input_map, return_elements, name, graph)
     if graph is not None and input_map is None and return_elements is None and name is None:
         return _ser.import_graph_def(graph_def, graph=graph, name_prefix=name_prefix)
     g = graph if graph is not None else get_default_graph()

@@ -139,30 +139,47 @@ def remove_training_nodes(input_graph: Any,
 
 def write_graph(graph_or_graph_def: Any, logdir: str, name: str,
                 as_text: bool = True) -> str:
-    """Writes the graph def to ``logdir/name``; returns the path.
+    """Writes the graph as TensorFlow's ``GraphDef`` to ``logdir/name``; returns the path.
 
-    The file holds tensorfleet's graph format: indented JSON when ``as_text``, else
-    compact JSON; ``GraphDef.FromString`` and ``tf.import_graph_def`` read both.
+    The file is the protobuf text format when ``as_text``, else binary, as TensorFlow
+    writes it, so TensorFlow, TensorBoard and ``tf.import_graph_def`` (here) read it.
+    Op types TensorFlow lacks are written as they are, with a WARNING naming them:
+    TensorBoard shows them, TensorFlow will not import them.
 
     Raises:
       TypeError: neither a Graph nor a GraphDef. PermissionDeniedError and friends
       when the file cannot be written.
     """
+    from google.protobuf import text_format
+
+    from tensorfleet.framework import tensorflow_graph_export as tge
+
     if isinstance(graph_or_graph_def, Graph):
         gd = graph_or_graph_def.as_graph_def()
     elif isinstance(graph_or_graph_def, dict):
         gd = graph_or_graph_def
+    elif type(graph_or_graph_def).__name__ == "GraphDef" and hasattr(graph_or_graph_def,
+                                                                       "library"):
+        gd = None
+        msg = graph_or_graph_def
     else:
         raise TypeError(f"write_graph expects a Graph or GraphDef, got "
                         f"{type(graph_or_graph_def).__name__}")
+    if gd is not None:
+        msg = gd.tensorflow if getattr(gd, "tensorflow", None) is not None else \
+            tge.to_tensorflow_graph_def(gd, strict=False)
+        foreign = sorted({n.op for n in msg.node if not tge.exportable(n.op)})
+        if foreign:
+            logger.warning("write_graph: op types TensorFlow does not have are written as "
+                           "they are: %s", ", ".join(foreign))
     path = os.path.join(logdir, name)
-    text = json.dumps(gd, indent=2 if as_text else None,
-                      separators=None if as_text else (",", ":"), allow_nan=False)
+    data = text_format.MessageToString(msg).encode("utf-8") if as_text else \
+        msg.SerializeToString(deterministic=True)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         os.makedirs(logdir or ".", exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
     except OSError as e:
         raise os_error(e, f"Failed to write graph {path}") from None

@@ -36,6 +36,7 @@ def _restore_shapes(op: Operation) -> List[TensorShape]:
 # contents may change between steps, so neither may be cached or merged.
 register_op("SaveShard", _save_shapes, stateful=True)
 register_op("RestoreShard", _restore_shapes, stateful=True)
+register_op("SaveBundleShard", lambda op: [as_shape([len(op.attrs["names"])])], stateful=True)
 
 
 def task_key(device: str) -> str:
@@ -95,16 +96,53 @@ def save_shard(prefix: Any, names: Sequence[str], values: Sequence[Any], shard: 
     return op.outputs[0], op.outputs[1], op.outputs[2]
 
 
+def save_bundle_shard(prefix: Any, names: Sequence[str], values: Sequence[Any], shard: int,
+                      num_shards: int, name: Optional[str] = None) -> Tensor:
+    """Writes ``values`` to data file ``shard`` of tensor-bundle checkpoint ``prefix``.
+
+    The file is ``<prefix>.data-<shard:05d>-of-<num_shards:05d>`` (TensorFlow's
+    checkpoint layout), written to a temporary name and renamed into place.
+
+    Args:
+      prefix: a string scalar tensor, the checkpoint prefix (``dir/model.ckpt-100``).
+      names: the tensors' names, for error messages (the chief writes the index).
+      values: the tensors to save; a variable's reference is read, not copied twice.
+      shard, num_shards: this data file's number and the checkpoint's count.
+
+    Returns:
+      A 1-D string tensor: each value's serialized ``BundleEntryProto`` (dtype,
+      shape, data file, offset, size, masked CRC-32C), which the index records.
+    """
+    if len(names) != len(values) or not names:
+        raise ValueError(f"save_bundle_shard: {len(names)} names for {len(values)} values")
+    if not 0 <= shard < num_shards:
+        raise ValueError(f"save_bundle_shard: shard {shard} is not in [0, {num_shards})")
+    p = convert_to_tensor(prefix, dtype=_dtypes.string)
+    ins = [p] + [convert_to_tensor(v) for v in values]
+    op = make_op("SaveBundleShard", ins, [_dtypes.string],
+                 {"names": [str(n) for n in names], "shard": int(shard),
+                  "num_shards": int(num_shards)}, name=name or "SaveBundleShard")
+    return op.outputs[0]
+
+
 def restore_shard(files: Any, sha256s: Any, sizes: Any, names: Sequence[str],
                   dtypes: Sequence[Any], shapes: Sequence[Any],
                   var_names: Optional[Sequence[str]] = None, reshape: bool = False,
                   name: Optional[str] = None) -> List[Tensor]:
-    """Reads tensors ``names`` from verified shard files.
+    """Reads tensors ``names`` from verified checkpoint files.
+
+    Each tensor is found by the record its checkpoint index keeps for it
+    (``CheckpointIndex.locate`` / ``BundleIndex.locate``), which depends on the format:
+
+    * safetensors checkpoints of earlier releases: the shard file, its sha256 (hex)
+      and its size; the whole file is checked before it is parsed;
+    * tensor-bundle checkpoints: the checkpoint's ``.index`` path (the data files
+      are named from it), the tensor's serialized ``BundleEntryProto`` pieces
+      (``tensor_bundle.pack_entries``) and the checkpoint's number of data
+      files; the tensor's bytes are checked against their CRC-32C.
 
     Args:
-      files, sha256s, sizes: 1-D tensors with, for each name, the shard file that
-        holds it and that file's expected sha256 (string) and size (int64); every
-        file is checked before it is parsed.
+      files, sha256s, sizes: 1-D tensors with one such record per name.
       names: the tensor names to read.
       dtypes, shapes: what each tensor must be (the target variable's dtype and
         static shape); a mismatch is an InvalidArgumentError naming the variable.
@@ -130,4 +168,4 @@ def restore_shard(files: Any, sha256s: Any, sizes: Any, names: Sequence[str],
     return list(op.outputs)
 
 
-__all__ = ["task_key", "group_by_task", "save_shard", "restore_shard"]
+__all__ = ["task_key", "group_by_task", "save_shard", "save_bundle_shard", "restore_shard"]

@@ -1,5 +1,6 @@
-"""Protocol buffer messages of tensorfleet's file formats (see the .proto files here).
+"""Protocol buffer messages of the file formats tensorfleet shares with TensorFlow.
 
-``example_pb2`` is generated from ``example.proto``; the regeneration command is at
-the top of that file.
+Each ``*_pb2`` module is generated from the ``.proto`` file of the same name here
+(message names and field numbers are TensorFlow's; the package is tensorfleet's own).
+The regeneration command is at the top of ``example.proto`` and ``types.proto``.
 """

@@ -7,7 +7,11 @@ A tensorfleet SavedModel is a directory:
   (``framework/serialization.py``), its ``signature_def`` map, the names of its
   variables and an optional ``main_op`` run after they are restored;
 * ``variables/variables.safetensors``: the variable values by op name;
-* ``assets.extra/``: files the exporter was asked to copy in.
+* ``assets.extra/``: files the exporter was asked to copy in;
+* TensorFlow's layout besides (``saved_model.pb``, ``variables/variables.index`` and
+  ``.data-00000-of-00001``, see ``tensorflow_layout``), so TensorFlow's loader and
+  TensorFlow Serving load the model, whenever the graph serving needs has only op
+  types TensorFlow has (a WARNING names the others otherwise).
 
 Everything is plain data: loading it executes no Python code from the files.
 ``saved_model.json`` is written last (to a temporary name, then renamed), so a
@@ -24,8 +28,10 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 from safetensors.numpy import save_file
 
+from tensorfleet import errors
 from tensorfleet.framework.graph import GraphKeys, Operation, get_default_graph
 from tensorfleet.framework.serialization import graph_to_plain
+from tensorfleet.saved_model import tensorflow_layout
 from tensorfleet.saved_model.signature import SignatureDef
 
 logger = logging.getLogger(__name__)
@@ -179,6 +185,12 @@ class SavedModelBuilder:
         os.makedirs(var_dir, exist_ok=True)
         save_file(self._variables, os.path.join(var_dir, VARIABLES_FILENAME),
                   metadata={"format": FORMAT})
+        try:
+            tensorflow_layout.write_saved_model(self._export_dir, self._meta_graphs,
+                                                self._variables, as_text=as_text)
+        except errors.InvalidArgumentError as e:
+            logger.warning("SavedModel %s: not written in TensorFlow's layout (TensorFlow "
+                           "cannot load it): %s", self._export_dir, e.message)
         doc = {"format": FORMAT, "version": FORMAT_VERSION, "meta_graphs": self._meta_graphs}
         path = os.path.join(self._export_dir, SAVED_MODEL_FILENAME)
         tmp = path + ".tmp"

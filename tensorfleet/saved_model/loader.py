@@ -18,10 +18,12 @@ import numpy as np
 from safetensors.numpy import load_file
 
 from tensorfleet import errors
+from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.serialization import import_graph_def
+from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops, state_ops
 from tensorfleet.saved_model import signature_constants as sc
-from tensorfleet.saved_model import tag_constants
+from tensorfleet.saved_model import tag_constants, tensorflow_layout
 from tensorfleet.saved_model.builder import (FORMAT, SAVED_MODEL_FILENAME, VARIABLES_DIRECTORY,
                                              VARIABLES_FILENAME, SavedModelBuilder)
 from tensorfleet.saved_model.signature import SignatureDef, TensorInfo, predict_signature_def
@@ -45,10 +47,27 @@ class MetaGraphDef:
 
 
 def maybe_saved_model_directory(export_dir: Any) -> bool:
-    """True when ``export_dir`` holds a (finished) tensorfleet SavedModel."""
+    """True when ``export_dir`` holds a (finished) SavedModel, tensorfleet's or
+    TensorFlow's."""
     if isinstance(export_dir, bytes):
         export_dir = export_dir.decode()
-    return os.path.isfile(os.path.join(export_dir, SAVED_MODEL_FILENAME))
+    return os.path.isfile(os.path.join(export_dir, SAVED_MODEL_FILENAME)) or \
+        tensorflow_layout.is_tensorflow_saved_model(export_dir)
+
+
+def _tensor_info(proto: Any) -> TensorInfo:
+    dims = _tp.shape_from_proto(proto.tensor_shape)
+    return TensorInfo(proto.name, _tp.dtype_from_enum(proto.dtype, f"tensor {proto.name}"),
+                      TensorShape(dims))
+
+
+def _load_tensorflow(sess: Any, tags: Sequence[str], export_dir: str) -> "MetaGraphDef":
+    want, sigs = tensorflow_layout.load_tensorflow_saved_model(sess, tags, export_dir)
+    signatures = {key: SignatureDef({k: _tensor_info(v) for k, v in s.inputs.items()},
+                                    {k: _tensor_info(v) for k, v in s.outputs.items()},
+                                    s.method_name) for key, s in sigs.items()}
+    logger.info("Loaded TensorFlow SavedModel %s (tags %s) for inference", export_dir, want)
+    return MetaGraphDef(want, signatures)
 
 
 def _read(export_dir: str) -> Dict[str, Any]:
@@ -73,6 +92,9 @@ def load(sess: Any, tags: Sequence[str], export_dir: Any, import_scope: Optional
          **saver_kwargs: Any) -> MetaGraphDef:
     """Loads the meta graph tagged ``tags`` from ``export_dir`` into ``sess``.
 
+    A SavedModel TensorFlow wrote (only ``saved_model.pb`` and its ``variables/``) is
+    loaded for inference: the nodes its signatures need, each variable a constant.
+
     Raises:
       OSError: no SavedModel in ``export_dir``.
       RuntimeError: no meta graph with exactly these tags.
@@ -82,6 +104,12 @@ def load(sess: Any, tags: Sequence[str], export_dir: Any, import_scope: Optional
         export_dir = export_dir.decode()
     if saver_kwargs:
         raise ValueError(f"load: unsupported arguments {sorted(saver_kwargs)}")
+    if not os.path.isfile(os.path.join(export_dir, SAVED_MODEL_FILENAME)) and \
+            tensorflow_layout.is_tensorflow_saved_model(export_dir):
+        if import_scope:
+            raise ValueError("load: import_scope is not supported for a SavedModel "
+                             "TensorFlow wrote")
+        return _load_tensorflow(sess, tags, export_dir)
     doc = _read(export_dir)
     want = sorted(set(tags))
     meta = next((mg for mg in doc["meta_graphs"] if mg.get("tags") == want), None)

@@ -1,7 +1,9 @@
 """Checkpoint bookkeeping: the index of a checkpoint, the ``checkpoint`` state file,
 finding the latest checkpoint and reading variables out of one.
 
-A checkpoint with prefix ``dir/model.ckpt-100`` is
+Checkpoints are written in TensorFlow's tensor-bundle format (``dir/model.ckpt-100.index``
+and ``.data-0000i-of-0000n`` files, see ``tensor_bundle``), which TensorFlow's own
+tools read. Checkpoints of earlier releases, in the layout below, are still read:
 
 * ``dir/model.ckpt-100-0000i-of-0000n.safetensors``: one shard per task that
   holds variables, tensors named by variable op names (plain safetensors);
@@ -10,7 +12,7 @@ A checkpoint with prefix ``dir/model.ckpt-100`` is
   (indexes written without one are still read);
 * optionally ``dir/model.ckpt-100.meta``: the graph, as plain-data JSON.
 
-The index is written last, to a temporary name that is then renamed, and the
+Either way, the index is written last, to a temporary name that is then renamed, and the
 ``checkpoint`` state file (TensorFlow's text format) is rewritten only after
 that: a crash at any point leaves ``latest_checkpoint`` naming a complete one.
 
@@ -31,15 +33,19 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from google.protobuf import text_format
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import as_shape
 from tensorfleet.kernels.atomic_file import atomic_write
 from tensorfleet.kernels.numpy.io_kernels import check_restored, os_error, read_shard
+from tensorfleet.protos import checkpoint_state_pb2
+from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
 
+# The index of a safetensors checkpoint (earlier releases); a bundle's is ``.index``.
 INDEX_SUFFIX = ".index.json"
 INDEX_FORMAT = "tensorfleet-checkpoint"
 INDEX_VERSION = 1
@@ -49,7 +55,15 @@ DEFAULT_STATE_FILENAME = "checkpoint"
 
 
 def index_path(prefix: str) -> str:
-    """The index file of checkpoint ``prefix``."""
+    """The index file of checkpoint ``prefix``: its ``.index`` (tensor bundle), or its
+    ``.index.json`` when only that exists (a safetensors checkpoint)."""
+    legacy = prefix + INDEX_SUFFIX
+    if not os.path.exists(bundle.index_path(prefix)) and os.path.exists(legacy):
+        return legacy
+    return bundle.index_path(prefix)
+
+
+def _legacy_index_path(prefix: str) -> str:
     return prefix + INDEX_SUFFIX
 
 
@@ -116,8 +130,8 @@ def _corrupt_index(path: str, why: str) -> errors.DataLossError:
 
 
 def write_index(index: CheckpointIndex) -> str:
-    """Atomically writes the index of ``index.prefix``; returns its path."""
-    path = index_path(index.prefix)
+    """Atomically writes the (safetensors) index of ``index.prefix``; returns its path."""
+    path = _legacy_index_path(index.prefix)
     try:
         atomic_write(path, index.to_json())
     except OSError as e:
@@ -125,14 +139,17 @@ def write_index(index: CheckpointIndex) -> str:
     return path
 
 
-def read_index(prefix: str) -> CheckpointIndex:
-    """Reads and validates the index of checkpoint ``prefix``.
+def read_index(prefix: str) -> Any:
+    """Reads and validates the index of checkpoint ``prefix``: a ``BundleIndex`` for a
+    tensor-bundle checkpoint, a ``CheckpointIndex`` for a safetensors one.
 
     Raises:
       NotFoundError: no checkpoint has this prefix (naming the path looked for).
-      DataLossError: the index is not a well-formed tensorfleet checkpoint index.
+      DataLossError: the index is not a well-formed checkpoint index.
     """
     path = index_path(prefix)
+    if path != _legacy_index_path(prefix):
+        return bundle.read_index(prefix)
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -183,7 +200,7 @@ def read_index(prefix: str) -> CheckpointIndex:
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """Whether a checkpoint with this prefix has been completely written."""
+    """Whether a checkpoint with this prefix has been completely written (has an index)."""
     return os.path.isfile(index_path(checkpoint_prefix))
 
 
@@ -234,16 +251,19 @@ class CheckpointState:
         self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps or [])
         self.last_preserved_timestamp = last_preserved_timestamp
 
-    def to_text(self) -> str:
-        """The text-format serialization that TensorFlow also reads."""
-        lines = [f"model_checkpoint_path: {_quote(self.model_checkpoint_path)}"]
-        lines += [f"all_model_checkpoint_paths: {_quote(p)}"
-                  for p in self.all_model_checkpoint_paths]
-        lines += [f"all_model_checkpoint_timestamps: {t!r}"
-                  for t in self.all_model_checkpoint_timestamps]
+    def to_proto(self) -> Any:
+        """This state as a ``CheckpointState`` protobuf message."""
+        msg = checkpoint_state_pb2.CheckpointState(
+            model_checkpoint_path=self.model_checkpoint_path,
+            all_model_checkpoint_paths=self.all_model_checkpoint_paths,
+            all_model_checkpoint_timestamps=self.all_model_checkpoint_timestamps)
         if self.last_preserved_timestamp is not None:
-            lines.append(f"last_preserved_timestamp: {self.last_preserved_timestamp!r}")
-        return "\n".join(lines) + "\n"
+            msg.last_preserved_timestamp = self.last_preserved_timestamp
+        return msg
+
+    def to_text(self) -> str:
+        """The protobuf text format, as TensorFlow writes and reads the state file."""
+        return text_format.MessageToString(self.to_proto())
 
     __str__ = to_text
 
@@ -252,52 +272,22 @@ class CheckpointState:
                 f"all_model_checkpoint_paths={self.all_model_checkpoint_paths!r})")
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _unquote(s: str) -> str:
-    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
-        raise ValueError(f"expected a quoted string, got {s!r}")
-    out, i, body = [], 0, s[1:-1]
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def parse_checkpoint_state(text: str) -> CheckpointState:
-    """Parses the text format written by ``CheckpointState.to_text`` (or TensorFlow).
+    """Parses a state file's text (written by ``CheckpointState.to_text`` or TensorFlow);
+    fields this version does not know are skipped.
 
     Raises:
-      ValueError: a line is not ``key: value``.
+      ValueError: the text is not a ``CheckpointState`` in the protobuf text format.
     """
-    st = CheckpointState()
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, value = line.partition(":")
-        if not sep:
-            raise ValueError(f"bad line {line!r}")
-        key, value = key.strip(), value.strip()
-        if key == "model_checkpoint_path":
-            st.model_checkpoint_path = _unquote(value)
-        elif key == "all_model_checkpoint_paths":
-            st.all_model_checkpoint_paths.append(_unquote(value))
-        elif key == "all_model_checkpoint_timestamps":
-            st.all_model_checkpoint_timestamps.append(float(value))
-        elif key == "last_preserved_timestamp":
-            st.last_preserved_timestamp = float(value)
-        else:
-            logger.debug("ignoring unknown checkpoint state field %r", key)
-    return st
+    msg = checkpoint_state_pb2.CheckpointState()
+    try:
+        text_format.Parse(text, msg, allow_unknown_field=True)
+    except text_format.ParseError as e:
+        raise ValueError(str(e)) from None
+    return CheckpointState(msg.model_checkpoint_path, list(msg.all_model_checkpoint_paths),
+                           list(msg.all_model_checkpoint_timestamps),
+                           msg.last_preserved_timestamp if msg.last_preserved_timestamp
+                           else None)
 
 
 def _state_path(save_dir: str, latest_filename: Optional[str]) -> str:
@@ -488,6 +478,12 @@ class CheckpointReader:
         self._index = read_index(checkpoint_prefix)
         self._cache: Dict[str, Dict[str, np.ndarray]] = {}
 
+    def debug_string(self) -> bytes:
+        """One line per tensor: name, dtype and shape."""
+        dts = self.get_variable_to_dtype_map()
+        return "".join(f"{n} ({dts[n].name}) {s}\n" for n, s in
+                       sorted(self.get_variable_to_shape_map().items())).encode()
+
     def get_variable_to_shape_map(self) -> Dict[str, List[int]]:
         return {n: self._index.shape(n) for n in self._index.tensors}
 
@@ -504,6 +500,9 @@ class CheckpointReader:
           NotFoundError: no such tensor. DataLossError: the shard is damaged.
         """
         name = _strip(name)
+        if isinstance(self._index, bundle.BundleIndex):
+            value = self._index.read(name)
+            return value
         path, sha, size = self._index.locate(name)
         if path not in self._cache:
             self._cache[path] = read_shard(path, sha, size)

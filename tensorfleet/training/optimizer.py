@@ -402,6 +402,15 @@ def _create_slot_var(var: Any, fill_value: float, op_name: str) -> Any:
                 base = var.initialized_value()
                 return array_ops.zeros_like(base) + np.array(fill_value, dtype=dtype.np)
         slot = Variable(init, name=f"{var.op.name}/{op_name}", trainable=False, dtype=dtype)
+    info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+    if info is not None:
+        # The slot of a part is the same slice of the full slot tensor ("emb/Adam"), so
+        # checkpoints hold slots of partitioned variables as TensorFlow does.
+        from tensorfleet.ops.partitioned_variables import SaveSliceInfo
+        # The unique name the slot got ("Adam_1" for the second one), not the one asked for.
+        real = slot.op.name[len(var.op.name) + 1:]
+        slot._set_save_slice_info(SaveSliceInfo(f"{info.full_name}/{real}", info.full_shape,
+                                                info.var_offset, info.var_shape))
     return slot
 
 

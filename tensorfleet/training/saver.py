@@ -1,19 +1,23 @@
-"""``tf.train.Saver``: sharded safetensors checkpoints of a graph's variables.
+"""``tf.train.Saver``: checkpoints of a graph's variables in TensorFlow's tensor-bundle
+format (``tensor_bundle``), one data file per task that holds variables.
 
 With ``sharded=True`` (the default here) variables are grouped by the task
 that holds them; each group gets a save op and a restore op colocated with its
 first variable, so on a cluster every parameter server writes and reads its
-own shard and no variable value travels to the chief. The chief's Python code
-only feeds the checkpoint prefix, collects each shard's sha256 and size, and
-writes the index and the ``checkpoint`` state file (see
-``checkpoint_management`` for the layout and the crash-safety order).
+own data file and no variable value travels to the chief. The chief's Python code
+only feeds the checkpoint prefix, collects each tensor's index entry (offset,
+size, CRC-32C), and writes the ``.index`` table and the ``checkpoint`` state file
+(see ``checkpoint_management`` for the crash-safety order).
+
+The parts of a partitioned variable (and their optimizer slots) are saved as
+slices of one tensor under the full name, as TensorFlow saves them, so a
+checkpoint moves between the two in both directions. Safetensors checkpoints of
+earlier releases are still restored.
 
 All ops are built when the Saver is constructed (or at ``build()`` with
 ``defer_build=True``), so save and restore work on a finalized graph, as under
 ``MonitoredTrainingSession``.
 
-String variables are saved too, in the shard's safetensors metadata (see
-``kernels.io_kernels``); plain safetensors readers see only the numeric ones.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
 from tensorfleet.framework.graph_def import meta_graph_to_plain
-from tensorfleet.kernels.numpy.io_kernels import as_text, os_error, shard_filename
+from tensorfleet.kernels.numpy.io_kernels import os_error
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.meta_graph_def import MetaGraphDef, export_meta_graph
 
@@ -70,11 +75,40 @@ class SaverDef:
 class _Group:
     """The ops of one shard: save outputs and the placeholders its restore is fed."""
 
-    def __init__(self, items: List[Tuple[str, Any]], save_out: Tuple[Any, Any, Any],
+    def __init__(self, items: List[Tuple[str, Any]], save_out: Tuple[Any, ...],
                  files: Any, shas: Any, sizes: Any):
         self.items = items
         self.save_out = save_out
         self.files, self.shas, self.sizes = files, shas, sizes
+
+
+# Where a saved item sits in a tensor saved in slices: (full name, full shape, offsets, lengths).
+_Slice = Tuple[str, List[int], List[int], List[int]]
+
+
+def _slice_of(var: Any, full_name: Optional[str] = None) -> Optional[_Slice]:
+    info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+    if info is None:
+        return None
+    return (full_name or info.full_name, list(info.full_shape), list(info.var_offset),
+            list(info.var_shape))
+
+
+def _var_slices(var_list: Any, items: List[Tuple[str, Any]]) -> Dict[str, _Slice]:
+    """Checkpoint name -> slice, for the items that are parts of partitioned variables.
+    A dict key naming a PartitionedVariable becomes the full name of its slices."""
+    renamed: Dict[int, str] = {}
+    if isinstance(var_list, dict):
+        for k, v in var_list.items():
+            parts = getattr(v, "_get_variable_list", None)
+            if parts is not None and getattr(v, "_checkpoint_items", None) is None:
+                renamed.update((id(p), str(k)) for p in parts())
+    out: Dict[str, _Slice] = {}
+    for name, v in items:
+        sl = _slice_of(v, renamed.get(id(v)))
+        if sl is not None:
+            out[name] = sl
+    return out
 
 
 def _var_items(var_list: Any) -> List[Tuple[str, Any]]:
@@ -84,8 +118,9 @@ def _var_items(var_list: Any) -> List[Tuple[str, Any]]:
         var_list = (g.get_collection(GraphKeys.GLOBAL_VARIABLES)
                     + g.get_collection(_SAVEABLE_OBJECTS))
     items: List[Tuple[Any, Any]] = []
-    # A PartitionedVariable is saved part by part, each under its own name (not as
-    # one full tensor as TensorFlow does), so it restores into the same partitioning.
+    # The parts of a PartitionedVariable are items of their own; ``_var_slices`` says
+    # which full tensor each is a slice of (safetensors checkpoints of earlier
+    # releases name them ``<name>/part_<i>``, which is how they are still found).
     if isinstance(var_list, dict):
         for k, v in var_list.items():
             parts = getattr(v, "_get_variable_list", None)
@@ -138,13 +173,27 @@ def _restore_ops(variables: List[Any], restored: List[Any]) -> List[Any]:
     return ops
 
 
-def _check_against_index(index: cm.CheckpointIndex, name: str, var: Any, reshape: bool) -> None:
+def _check_against_index(index: Any, name: str, var: Any, reshape: bool,
+                         sliced: Optional[_Slice] = None) -> None:
     """Fails before anything is assigned when the index already shows a mismatch."""
+    if sliced is not None:
+        full_name, full_shape, offsets, lengths = sliced
+        if full_name not in index.tensors:
+            raise errors.NotFoundError(None, None, f"Key {full_name} not found in checkpoint "
+                                       f"{index.prefix}")
+        if index.shape(full_name) != list(full_shape):
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot restore variable {var.op.name}: tensor {full_name} in "
+                f"checkpoint {index.prefix} has shape {index.shape(full_name)} but the "
+                f"partitioned variable has shape {list(full_shape)}")
+        name = full_name
     dt = index.dtype(name)
-    if dt is not var.dtype:
+    if dt is not var.dtype.base_dtype:
         raise errors.InvalidArgumentError(
             None, None, f"Cannot restore variable {var.op.name}: tensor {name} in checkpoint "
             f"{index.prefix} has dtype {dt.name} but the variable has dtype {var.dtype.name}")
+    if sliced is not None:
+        return
     saved, shape = index.shape(name), var.get_shape()
     if shape.is_compatible_with(saved):
         return
@@ -156,7 +205,7 @@ def _check_against_index(index: cm.CheckpointIndex, name: str, var: Any, reshape
 
 
 class Saver:
-    """Saves and restores variables as sharded safetensors checkpoints.
+    """Saves and restores variables as tensor-bundle checkpoints (TensorFlow's format).
 
     Args:
       var_list: the variables to save: None (all global variables), a list, or a
@@ -173,7 +222,7 @@ class Saver:
       restore_sequentially: restore shard after shard, to bound memory.
       defer_build: build the ops only at ``build()``.
       allow_empty: with no variables, save/restore do nothing instead of raising.
-      write_version: accepted for compatibility; the format is always this one.
+      write_version: ``SaverDef.V2`` (the tensor-bundle format); V1 is refused.
       pad_step_number: name checkpoints ``prefix-00000100`` rather than ``prefix-100``.
       save_relative_paths: store paths relative to the directory in the state file.
       filename: the prefix used when none is fed (``SaverDef.filename_tensor_name``).
@@ -188,7 +237,10 @@ class Saver:
                  filename: Optional[str] = None):
         if saver_def is not None or builder is not None:
             raise ValueError("Saver: saver_def and builder are not supported; the Saver "
-                             "builds its own sharded safetensors ops")
+                             "builds its own sharded checkpoint ops")
+        if write_version != SaverDef.V2:
+            raise ValueError(f"Saver: write_version={write_version} is not supported; only "
+                             f"SaverDef.V2 (the tensor-bundle format) is written")
         self._var_list = var_list
         self._reshape = reshape
         self._sharded = sharded
@@ -217,6 +269,8 @@ class Saver:
         if self._built:
             return
         items = _var_items(self._var_list)
+        self._slices = _var_slices(self._var_list, items)
+        self._check_slice_keys(items)
         self._built = True
         if not items:
             if self._allow_empty:
@@ -241,6 +295,18 @@ class Saver:
                                                        name="control_dependency")
             self._restore_op = control_flow_ops.group(*restores, name="restore_all")
 
+    def _check_slice_keys(self, items: List[Tuple[str, Any]]) -> None:
+        """Refuses two items that would share one key of the index."""
+        plain = {n for n, _ in items if n not in self._slices}
+        seen: Dict[Tuple[str, Tuple[int, ...]], str] = {}
+        for name, (full, _, offsets, _) in self._slices.items():
+            if full in plain:
+                raise ValueError(f"Saver: {full} is both a variable and the full name of "
+                                 f"partitioned variable part {name}")
+            other = seen.setdefault((full, tuple(offsets)), name)
+            if other != name:
+                raise ValueError(f"Saver: {other} and {name} are the same slice of {full}")
+
     def _anchor(self, g: Graph, var: Any) -> Any:
         return g.colocate_with(var.op) if self._sharded else contextlib.nullcontext()
 
@@ -252,8 +318,8 @@ class Saver:
             # Sharded: the variable references themselves, read in place on their task.
             # Unsharded: their values, which may travel to wherever the save op runs.
             values = [v._ref() if self._sharded else v.value() for v in variables]
-            save_out = io_ops.save_shard(self._filename_tensor, names, values, i, n,
-                                         name="save_shard")
+            save_out = (io_ops.save_bundle_shard(self._filename_tensor, names, values, i, n,
+                                                 name="save_shard"),)
         files = array_ops.placeholder(_dtypes.string, [len(items)], name="shard_files")
         shas = array_ops.placeholder(_dtypes.string, [len(items)], name="shard_sha256")
         sizes = array_ops.placeholder(_dtypes.int64, [len(items)], name="shard_sizes")
@@ -332,33 +398,50 @@ class Saver:
         if self._is_empty:
             return None
         # Saving again to a prefix that already has a checkpoint (the same step twice)
-        # must not overwrite the shards its index names: a crash before the new index
-        # is in place would leave neither checkpoint loadable. New shards get a
-        # distinct name; the old ones are removed once the new index is written.
-        old_shards: List[str] = []
-        shard_prefix = prefix
-        if os.path.exists(cm.index_path(prefix)):
+        # must not overwrite the files its index names before the new checkpoint is
+        # complete: it is written whole under a temporary prefix, then its data files
+        # and last its index are renamed over the old ones. A failure before that leaves
+        # the old checkpoint as it was; a crash amid the renames leaves data that fails
+        # the old index's checksums, which restore reports and falls back from.
+        legacy: List[str] = []
+        staging = prefix
+        if cm.checkpoint_exists(prefix):
             try:
-                old_shards = list(cm.read_index(prefix).shards)
+                old = cm.read_index(prefix)
+                directory = os.path.dirname(prefix)
+                # Files of the old checkpoint that the new one does not overwrite.
+                legacy = [os.path.join(directory, f) for f in old.shards]
+                if not isinstance(old, bundle.BundleIndex):
+                    legacy.append(cm.index_path(prefix))
             except errors.OpError:
-                old_shards = []
-            shard_prefix = f"{prefix}.{secrets.token_hex(4)}"
+                pass
+            staging = f"{prefix}.tmp-{secrets.token_hex(4)}"
         n = len(self._groups)
-        written = [shard_filename(shard_prefix, i, n) for i in range(n)]
+        legacy = [f for f in legacy if f not in
+                  {bundle.data_filename(prefix, i, n) for i in range(n)}]
+        written = [bundle.data_filename(staging, i, n) for i in range(n)]
         try:
-            shards, tensors = self._write_shards(sess, shard_prefix, written)
-            cm.write_index(cm.CheckpointIndex(prefix, tensors, shards, step))
+            entries = self._write_shards(sess, staging)
+            data = bundle.build_index(n, entries)
+            index_file = bundle.index_path(staging)
+            try:
+                cm.atomic_write(index_file, data)
+            except OSError as e:
+                raise os_error(e, f"Failed to write checkpoint index {index_file}") from None
         except (errors.OpError, OSError):
-            # No index names these shards: remove them, so that a full disk gets its
+            # No index names these files: remove them, so that a full disk gets its
             # space back and nothing half-saved lies next to the intact checkpoints.
             _remove_quietly(written)
             raise
-        for f in old_shards:
-            if f not in shards:
-                try:
-                    os.remove(os.path.join(os.path.dirname(prefix), f))
-                except OSError:
-                    pass
+        if staging != prefix:
+            try:
+                for i in range(n):
+                    os.replace(written[i], bundle.data_filename(prefix, i, n))
+                os.replace(bundle.index_path(staging), bundle.index_path(prefix))
+            except OSError as e:
+                _remove_quietly(written + [bundle.index_path(staging)])
+                raise os_error(e, f"Failed to replace checkpoint {prefix}") from None
+        _remove_quietly(legacy)
         if write_state:
             self._record_last_checkpoint(prefix)
             recorded = self._last_checkpoints or [(prefix, time.time())]
@@ -374,19 +457,40 @@ class Saver:
         logger.info("Saved checkpoint %s (%d shard(s))", prefix, n)
         return prefix
 
-    def _write_shards(self, sess: Any, shard_prefix: str, paths: List[str]
-                      ) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, Dict[str, Any]]]:
-        """Runs every shard's save op; returns the index's shard and tensor entries."""
-        results = sess.run([g.save_out for g in self._groups],
-                           {self._filename_tensor: shard_prefix})
-        shards: Dict[str, Dict[str, Any]] = {}
-        tensors: Dict[str, Dict[str, Any]] = {}
-        for path, (sha, size, layout) in zip(paths, results):
-            fname = os.path.basename(path)
-            shards[fname] = {"sha256": as_text(sha), "size": int(size)}
-            for name, entry in json.loads(as_text(layout)).items():
-                tensors[name] = {"file": fname, "dtype": entry["dtype"], "shape": entry["shape"]}
-        return shards, tensors
+    def _write_shards(self, sess: Any, prefix: str) -> List[Tuple[bytes, Any]]:
+        """Runs every group's save op; returns the index's ``(key, entry)`` pairs."""
+        results = sess.run([g.save_out[0] for g in self._groups],
+                           {self._filename_tensor: prefix})
+        out: List[Tuple[bytes, Any]] = []
+        full: Dict[str, Any] = {}
+        for grp, raw in zip(self._groups, results):
+            raw = list(np.asarray(raw, dtype=object).reshape(-1))
+            if len(raw) != len(grp.items):
+                raise errors.InternalError(None, None, f"save op returned {len(raw)} entries "
+                                           f"for {len(grp.items)} tensors")
+            for (name, _), r in zip(grp.items, raw):
+                entry = bundle.BundleEntryProto()
+                entry.ParseFromString(r if isinstance(r, bytes) else bytes(r))
+                sliced = self._slices.get(name)
+                if sliced is None:
+                    out.append((name.encode("utf-8"), entry))
+                    continue
+                full_name, full_shape, offsets, lengths = sliced
+                out.append((bundle.slice_key(full_name, offsets, lengths), entry))
+                whole = full.get(full_name)
+                if whole is None:
+                    whole = full[full_name] = bundle.BundleEntryProto(
+                        dtype=entry.dtype, shape=bundle.shape_proto(full_shape))
+                whole.slices.append(bundle.make_slice_proto(offsets, lengths))
+        for full_name, whole in full.items():
+            # Slices listed in key order, as TensorFlow lists them.
+            order = sorted(range(len(whole.slices)), key=lambda i: [
+                e.start for e in whole.slices[i].extent])
+            ordered = [whole.slices[i] for i in order]
+            del whole.slices[:]
+            whole.slices.extend(ordered)
+            out.append((full_name.encode("utf-8"), whole))
+        return out
 
     def _state_entry(self, prefix: str) -> str:
         # Relative prefixes become absolute: the state file's readers resolve
@@ -449,11 +553,16 @@ class Saver:
         logger.info("Restoring parameters from %s", save_path)
         feed: Dict[Any, Any] = {}
         shard_files: Set[str] = set()
+        is_bundle = isinstance(index, bundle.BundleIndex)
         for grp in self._groups:
             files, shas, sizes = [], [], []
             for name, var in grp.items:
-                path, sha, size = index.locate(name)
-                _check_against_index(index, name, var, self._reshape)
+                sliced = self._slices.get(name) if is_bundle else None
+                _check_against_index(index, name, var, self._reshape, sliced)
+                if sliced is not None:
+                    path, sha, size = index.locate_slice(sliced[0], sliced[2], sliced[3])
+                else:
+                    path, sha, size = index.locate(name)
                 files.append(path)
                 shas.append(sha)
                 sizes.append(size)
@@ -465,8 +574,9 @@ class Saver:
             sess.run(self._restore_op, feed)
         except errors.NotFoundError as e:
             # Every key was found in the index above, so what is missing now is a
-            # shard the index names: the checkpoint has lost data.
-            if not any(f in e.message for f in shard_files):
+            # file the index names: the checkpoint has lost data.
+            if not any(f in e.message for f in shard_files) and \
+                    f"{save_path}.data-" not in e.message:
                 raise
             raise errors.DataLossError(e.node_def, e.op, f"Checkpoint {save_path} is damaged: "
                                        f"{e.message}", task=e.task) from None

@@ -26,15 +26,12 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, get_default_graph
-from tensorfleet.framework.serialization import import_graph_def
 from tensorfleet.ops.summary_ops import proto_class
 from tensorfleet.ops.tbx_loader import tbx_module
 
 logger = logging.getLogger(__name__)
 
 FILE_VERSION = "brain.Event:2"
-# The GraphDef producer version TensorBoard expects from a TensorFlow 1.x graph.
-_GRAPH_PRODUCER = 27
 
 
 def _event_file_path(logdir: str, suffix: str) -> str:
@@ -66,8 +63,9 @@ def _as_summary(summary: Any) -> Any:
 
 
 def graph_def_proto(graph: Any) -> Any:
-    """A TensorBoard ``GraphDef`` of ``graph``: names, op types, inputs and devices,
-    enough for TensorBoard's graph view (attrs are left out).
+    """A TensorBoard ``GraphDef`` of ``graph``: TensorFlow's ``GraphDef`` message as
+    ``tf.train.write_graph`` writes it (names, op types, inputs, devices and attrs,
+    dtypes and shapes included), for TensorBoard's graph view.
 
     ``graph`` is a ``Graph``, a graph def as ``Graph.as_graph_def()`` returns it, or
     a TensorBoard ``GraphDef`` already (returned as it is).
@@ -75,23 +73,18 @@ def graph_def_proto(graph: Any) -> Any:
     Raises:
       TypeError: for anything else.
     """
-    graph_pb2 = tbx_module("proto.graph_pb2")
-    node_def_pb2 = tbx_module("proto.node_def_pb2")
-    versions_pb2 = tbx_module("proto.versions_pb2")
+    from tensorfleet.framework import tensorflow_graph_export as tge
 
+    graph_pb2 = tbx_module("proto.graph_pb2")
     if isinstance(graph, graph_pb2.GraphDef):
         return graph
-    if isinstance(graph, dict):
-        graph = import_graph_def(graph)
-    if not isinstance(graph, Graph):
+    if not isinstance(graph, (dict, Graph)):
         raise TypeError(f"Expected a tf.Graph or a GraphDef, got {type(graph).__name__}")
-    nodes = []
-    for op in graph.get_operations():
-        ins = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
-        ins += ["^" + c.name for c in op.control_inputs]
-        nodes.append(node_def_pb2.NodeDef(name=op.name, op=op.type, input=ins, device=op.device))
-    return graph_pb2.GraphDef(node=nodes, versions=versions_pb2.VersionDef(
-        producer=_GRAPH_PRODUCER))
+    msg = getattr(graph, "tensorflow", None)
+    if msg is None:
+        msg = tge.to_tensorflow_graph_def(graph, strict=False)
+    # The same wire format: TensorBoard's copy of the message reads our bytes.
+    return graph_pb2.GraphDef.FromString(msg.SerializeToString())
 
 
 def _one_graph(graph: Any, graph_def: Any) -> Any:

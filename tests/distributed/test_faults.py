@@ -57,14 +57,16 @@ TRAINER = textwrap.dedent('''
     # so that the test can kill the chief in the middle of a save.
     hang_at = os.environ.get("FAULT_HANG_SAVE_AT_STEP")
     if hang_at:
+        import re
         from tensorfleet.training import checkpoint_management as cm
-        real_write_index = cm.write_index
-        def write_index(index):
-            if index.global_step is not None and index.global_step >= int(hang_at):
-                print("HANG_IN_SAVE %d" % index.global_step, flush=True)
+        real_atomic_write = cm.atomic_write
+        def atomic_write(path, data):
+            m = re.search(r"-(\\d+)\\.index$", path)
+            if m and int(m.group(1)) >= int(hang_at):
+                print("HANG_IN_SAVE %d" % int(m.group(1)), flush=True)
                 time.sleep(3600)
-            return real_write_index(index)
-        cm.write_index = write_index
+            return real_atomic_write(path, data)
+        cm.atomic_write = atomic_write
 
     cluster = tf.train.ClusterSpec({"ps": a.ps_hosts.split(","),
                                     "worker": a.worker_hosts.split(",")})
@@ -441,8 +443,8 @@ def test_chief_killed_while_saving_leaves_the_previous_checkpoint_loadable(fault
     hang = int(c.wait_log("worker:0", r"^HANG_IN_SAVE \d+$", 60).split()[1])
     previous = tf.train.latest_checkpoint(str(c.ckpt))
     c.kill("worker:0")
-    assert list(c.ckpt.glob(f"model.ckpt-{hang}-*.safetensors")), "the shard was written"
-    assert not (c.ckpt / f"model.ckpt-{hang}.index.json").exists()
+    assert list(c.ckpt.glob(f"model.ckpt-{hang}.data-*")), "the data file was written"
+    assert not (c.ckpt / f"model.ckpt-{hang}.index").exists()
     # The previous checkpoint is still the latest, and complete.
     assert tf.train.latest_checkpoint(str(c.ckpt)) == previous
     step = int(previous.rsplit("-", 1)[1])

@@ -223,7 +223,7 @@ def test_callbacks_history_early_stopping_checkpoint_lambda(tmp_path):
     # With a zero learning rate the loss never improves: patience 2 stops after epoch 3.
     assert hist.epoch == [0, 1, 2] and seen == [0, 1, 2]
     assert stop.stopped_epoch == 2
-    assert os.path.exists(str(tmp_path / "w-03.index.json"))
+    assert os.path.exists(str(tmp_path / "w-03.index"))
     with pytest.raises(ValueError, match="save_weights_only"):
         keras.callbacks.ModelCheckpoint(str(tmp_path / "m"))
 

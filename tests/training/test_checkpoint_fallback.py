@@ -4,8 +4,8 @@ restores fail naming the damaged file, and a full disk while saving is a
 
 The directory used by most tests holds the checkpoints of steps 0, 3 and 6 written by a
 ``MonitoredTrainingSession``; the latest (step 6) is then damaged in one of the ways a
-disk or an operator damages files: a flipped byte in a shard, a truncated index, a
-missing shard, a missing index, an index edited into other valid JSON.
+disk or an operator damages files: a flipped byte in a data file, a truncated index, a
+missing data file, a missing index, an index with one byte changed.
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 import pytest
-import safetensors.numpy as stnp
-from safetensors import SafetensorError
 
 import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.testing.cluster import local_cluster
 from tensorfleet.training import basic_hooks as bh
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.monitored_session import MonitoredTrainingSession
 from tensorfleet.training.session_run_hook import SessionRunHook
@@ -104,14 +103,14 @@ def flip_byte_in_shard(prefix: str) -> Tuple[str, str]:
     data[-3] ^= 0x10
     with open(path, "wb") as f:
         f.write(bytes(data))
-    return path, "sha256"
+    return path, "CRC-32C"
 
 
 def truncate_index(prefix: str) -> Tuple[str, str]:
     path = cm.index_path(prefix)
     with open(path, "r+b") as f:
         f.truncate(os.path.getsize(path) // 2)
-    return path, "not JSON"
+    return path, "truncated"
 
 
 def remove_shard(prefix: str) -> Tuple[str, str]:
@@ -121,14 +120,15 @@ def remove_shard(prefix: str) -> Tuple[str, str]:
 
 
 def edit_index(prefix: str) -> Tuple[str, str]:
-    """Valid JSON naming another step: only the index's own checksum can tell."""
+    """One byte of an entry changed (an offset, a size, a name): only the block's
+    checksum can tell."""
     path = cm.index_path(prefix)
-    with open(path) as f:
-        doc = json.load(f)
-    doc["global_step"] += 1
-    with open(path, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
-    return path, "checksum"
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data[20] ^= 0x01
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+    return path, "CRC-32C"
 
 
 def remove_index(prefix: str) -> Tuple[str, str]:
@@ -211,7 +211,7 @@ def test_no_intact_checkpoint_raises_naming_every_damaged_one(ckpt):
                                  log_step_count_steps=None)
     for path in damaged:
         assert path in str(e.value)
-    assert "sha256" in str(e.value) and "not JSON" in str(e.value)
+    assert "CRC-32C" in str(e.value) and "truncated" in str(e.value)
 
 
 def test_a_model_mismatch_is_not_taken_for_damage(ckpt):
@@ -226,18 +226,27 @@ def test_a_model_mismatch_is_not_taken_for_damage(ckpt):
                                  log_step_count_steps=None)
 
 
-def test_index_without_a_checksum_still_restores(ckpt):
-    """Indexes written before they carried their own checksum stay readable."""
-    path = cm.index_path(_prefix(ckpt, 6))
-    with open(path) as f:
-        doc = json.load(f)
-    assert isinstance(doc.pop("sha256"), str)
-    with open(path, "w") as f:
+def test_safetensors_index_without_a_checksum_still_restores(tmp_path):
+    """Safetensors checkpoints of earlier releases, whose JSON indexes were written
+    before they carried their own checksum, stay readable."""
+    from tensorfleet.kernels.numpy import io_kernels
+    prefix = str(tmp_path / "model.ckpt-6")
+    shard = io_kernels.shard_filename(prefix, 0, 1)
+    sha, size = io_kernels.write_shard(shard, {"w": np.arange(4, dtype=np.float32),
+                                               "global_step": np.array(6, np.int64)})
+    doc = {"format": cm.INDEX_FORMAT, "version": cm.INDEX_VERSION, "global_step": 6,
+           "shards": {os.path.basename(shard): {"sha256": sha, "size": size}},
+           "tensors": {"w": {"file": os.path.basename(shard), "dtype": "float32",
+                             "shape": [4]},
+                       "global_step": {"file": os.path.basename(shard), "dtype": "int64",
+                                       "shape": []}}}
+    with open(prefix + ".index.json", "w") as f:
         json.dump(doc, f)
-    w, _, _ = _model()
+    w, gs, _ = _model()
     with tf.Session() as sess:
-        tf.train.Saver().restore(sess, _prefix(ckpt, 6))
-        np.testing.assert_array_equal(sess.run(w), cm.load_variable(_prefix(ckpt, 6), "w"))
+        tf.train.Saver().restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(w), np.arange(4))
+        assert sess.run(gs) == 6
 
 
 # -- a full disk while saving ---------------------------------------------------------------
@@ -258,21 +267,20 @@ def test_disk_full_while_writing_a_shard_is_resource_exhausted(tmp_path, monkeyp
     with tf.Session() as sess:
         sess.run(v.initializer)
         good = saver.save(sess, os.path.join(d, "m"), global_step=1)
-        real = stnp.save_file
+        real = bundle.write_data_file
 
-        def full_disk(tensors, filename, metadata=None):
-            # What the shard writer reports when the disk fills up half way.
-            real(tensors, filename, metadata=metadata)
-            with open(filename, "r+b") as f:
-                f.truncate(os.path.getsize(filename) // 2)
-            raise SafetensorError("Error while serializing: I/O error: No space left on "
-                                  "device (os error 28)")
+        def full_disk(path, shard_id, values):
+            # What the data file writer meets when the disk fills up half way.
+            real(path, shard_id, values)
+            with open(path, "r+b") as f:
+                f.truncate(os.path.getsize(path) // 2)
+            raise OSError(28, "No space left on device", path)
 
-        monkeypatch.setattr(stnp, "save_file", full_disk)
+        monkeypatch.setattr(bundle, "write_data_file", full_disk)
         with pytest.raises(errors.ResourceExhaustedError, match="No space left") as e:
             saver.save(sess, os.path.join(d, "m"), global_step=2)
         monkeypatch.undo()
-        assert os.path.join(d, "m-2-00000-of-00001.safetensors") in str(e.value)
+        assert os.path.join(d, "m-2.data-00000-of-00001") in str(e.value)
         _assert_previous_is_latest_and_loads(d, good, v, sess)
 
 
@@ -298,27 +306,26 @@ def test_on_a_cluster_each_ps_shard_is_checked_and_cleaned_up(tmp_path, monkeypa
             sess.run(step)
             second = saver.save(sess, base, global_step=gs)
             sess.run(step)
-            real = stnp.save_file
+            real = bundle.write_data_file
 
-            def full_on_ps1(tensors, filename, metadata=None):
-                if "-00001-of-00002" not in filename:
-                    return real(tensors, filename, metadata=metadata)
-                # Fail only once ps 0's shard is in place, so that it has to be removed.
+            def full_on_ps1(path, shard_id, values):
+                if "-00001-of-00002" not in path:
+                    return real(path, shard_id, values)
+                # Fail only once ps 0's data file is in place, so that it has to be removed.
                 deadline = time.monotonic() + 60
-                while not os.path.exists(base + "-3-00000-of-00002.safetensors"):
-                    assert time.monotonic() < deadline, "ps 0 never wrote its shard"
+                while not os.path.exists(base + "-3.data-00000-of-00002"):
+                    assert time.monotonic() < deadline, "ps 0 never wrote its data file"
                     time.sleep(0.01)
-                raise SafetensorError("Error while serializing: I/O error: No space left on "
-                                      "device (os error 28)")
+                raise OSError(28, "No space left on device", path)
 
-            monkeypatch.setattr(stnp, "save_file", full_on_ps1)
+            monkeypatch.setattr(bundle, "write_data_file", full_on_ps1)
             with pytest.raises(errors.ResourceExhaustedError, match="00001-of-00002"):
                 saver.save(sess, base, global_step=gs)
             monkeypatch.undo()
             assert not [f for f in os.listdir(d) if "ckpt-3" in f or ".tmp-" in f]
             assert cm.latest_checkpoint(d) == second
 
-            gone = second + "-00001-of-00002.safetensors"
+            gone = second + ".data-00001-of-00002"
             os.remove(gone)
             with pytest.raises(errors.DataLossError, match="does not exist") as e:
                 saver.restore(sess, second)
@@ -384,7 +391,7 @@ def test_disk_full_on_a_real_file_system(tmp_path):
     (line,) = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]
     out = json.loads(line[len("RESULT "):])
     assert out.get("error") == "ResourceExhaustedError", out
-    assert f"{mnt}/m-2-00000-of-00001.safetensors" in out["message"]
+    assert f"{mnt}/m-2.data-00000-of-00001" in out["message"]
     assert "No space left on device" in out["message"]
     assert out["latest"] == out["good"]
     assert not [f for f in out["files"] if ".tmp-" in f or f.startswith("m-2")], out["files"]

@@ -1,18 +1,18 @@
-"""tf.train.Saver: sharded safetensors checkpoints, their index, state file and recovery."""
+"""tf.train.Saver: sharded tensor-bundle checkpoints, their index, state file and recovery."""
 
-import json
 import os
 
 import numpy as np
 import pytest
-import safetensors.numpy as stnp
 
 import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.distributed.placement import place
 from tensorfleet.ops import io_ops
 from tensorfleet.testing.cluster import local_cluster
+from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
+from tensorfleet.platform import sorted_string_table as sst
 from tensorfleet.training.saver import Saver
 
 
@@ -46,27 +46,36 @@ def test_round_trip_restores_saved_values(tmp_path):
     np.testing.assert_array_equal(vf, [True, False])
     assert vl == b"hello"
     names = sorted(os.listdir(tmp_path))
-    assert names == ["checkpoint", "model.ckpt-100-00000-of-00001.safetensors",
-                     "model.ckpt-100.index.json", "model.ckpt-100.meta"]
-    index = json.loads((tmp_path / "model.ckpt-100.index.json").read_text())
-    assert index["global_step"] == 100
-    assert index["tensors"]["layer1/weights"]["shape"] == [2, 3]
-    shard = index["shards"]["model.ckpt-100-00000-of-00001.safetensors"]
-    assert shard["size"] == os.path.getsize(tmp_path / "model.ckpt-100-00000-of-00001.safetensors")
+    assert names == ["checkpoint", "model.ckpt-100.data-00000-of-00001",
+                     "model.ckpt-100.index", "model.ckpt-100.meta"]
+    index = bundle.read_index(prefix)
+    assert index.num_shards == 1
+    assert index.shape("layer1/weights") == [2, 3]
+    assert sum(e.size for e in index.entries.values()) == \
+        os.path.getsize(tmp_path / "model.ckpt-100.data-00000-of-00001")
 
 
-def test_shard_is_plain_safetensors_named_by_variable(tmp_path):
+def test_data_file_holds_raw_little_endian_tensors_at_their_entries(tmp_path):
     _model()
     saver = Saver()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         prefix = saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)
-    loaded = stnp.load_file(prefix + "-00000-of-00001.safetensors")
-    # String variables live in the header metadata, invisible to plain readers.
-    assert sorted(loaded) == ["flag", "layer1/bias", "layer1/weights"]
-    np.testing.assert_array_equal(loaded["layer1/weights"],
-                                  np.arange(6, dtype=np.float32).reshape(2, 3))
-    assert loaded["layer1/bias"].dtype == np.int64
+    table = sst.read_table_file(prefix + ".index")
+    assert sorted(table) == [b"", b"flag", b"label", b"layer1/bias", b"layer1/weights"]
+    header = bundle.BundleHeaderProto.FromString(table[b""])
+    assert header.num_shards == 1 and header.version.producer == 1
+    data = open(prefix + ".data-00000-of-00001", "rb").read()
+    e = bundle.BundleEntryProto.FromString(table[b"layer1/weights"])
+    assert e.dtype == 1 and [d.size for d in e.shape.dim] == [2, 3]
+    raw = data[e.offset:e.offset + e.size]
+    np.testing.assert_array_equal(np.frombuffer(raw, "<f4"), np.arange(6, dtype=np.float32))
+    assert sst.masked_crc32c(raw) == e.crc32c
+    e = bundle.BundleEntryProto.FromString(table[b"layer1/bias"])
+    assert e.dtype == 9 and np.frombuffer(data[e.offset:e.offset + e.size], "<i8").tolist() == [1, 2]
+    e = bundle.BundleEntryProto.FromString(table[b"label"])
+    # A string tensor: varint lengths, their masked checksum, then the bytes.
+    assert e.dtype == 7 and data[e.offset:e.offset + e.size].endswith(b"hello")
 
 
 def test_list_and_load_variable(tmp_path):
@@ -101,7 +110,7 @@ def test_max_to_keep_deletes_old_checkpoints_and_state_lists_the_rest(tmp_path):
     assert saver.last_checkpoints == [f"{base}-2", f"{base}-3"]
     left = sorted(f for f in os.listdir(tmp_path) if f != "checkpoint")
     assert left == sorted(f"model.ckpt-{s}{ext}" for s in (2, 3)
-                          for ext in ("-00000-of-00001.safetensors", ".index.json", ".meta"))
+                          for ext in (".data-00000-of-00001", ".index", ".meta"))
     state = cm.get_checkpoint_state(str(tmp_path))
     assert state.model_checkpoint_path == f"{base}-3"
     assert state.all_model_checkpoint_paths == [f"{base}-2", f"{base}-3"]
@@ -218,7 +227,7 @@ def _saved(tmp_path):
     sess = tf.Session()
     sess.run(tf.global_variables_initializer())
     prefix = saver.save(sess, str(tmp_path / "m"))
-    return w, saver, sess, prefix, prefix + "-00000-of-00001.safetensors"
+    return w, saver, sess, prefix, prefix + ".data-00000-of-00001"
 
 
 def test_truncated_shard_is_data_loss(tmp_path):
@@ -241,7 +250,7 @@ def test_flipped_byte_is_data_loss(tmp_path):
     with open(shard, "wb") as f:
         f.write(bytes(data))
     sess.run(w.assign(tf.zeros_like(w)))
-    with pytest.raises(errors.DataLossError, match="sha256") as e:
+    with pytest.raises(errors.DataLossError, match="CRC-32C") as e:
         saver.restore(sess, prefix)
     assert shard in str(e.value)
     assert sess.run(w).sum() == 0  # nothing half-restored
@@ -258,8 +267,8 @@ def test_missing_or_corrupt_checkpoint(tmp_path):
         cm.list_variables(str(tmp_path / "nope"))
     with pytest.raises(ValueError, match="Parent directory"):
         saver.save(sess, str(tmp_path / "no" / "such" / "m"))
-    with open(prefix + ".index.json", "w") as f:
-        f.write("{not json")
+    with open(prefix + ".index", "w") as f:
+        f.write("{not a table")
     with pytest.raises(errors.DataLossError, match="index"):
         saver.restore(sess, prefix)
     os.remove(shard)
@@ -277,7 +286,7 @@ def test_crash_before_index_keeps_previous_checkpoint(tmp_path, monkeypatch):
         real = cm.atomic_write
 
         def failing(path, data):
-            if path.endswith(cm.INDEX_SUFFIX):
+            if path.endswith(bundle.INDEX_SUFFIX):
                 raise OSError(28, "No space left on device")
             real(path, data)
 
@@ -286,7 +295,7 @@ def test_crash_before_index_keeps_previous_checkpoint(tmp_path, monkeypatch):
             saver.save(sess, base, global_step=2)
         monkeypatch.undo()
         # The shard was written, then removed when its index could not be.
-        assert not os.path.exists(base + "-2-00000-of-00001.safetensors")
+        assert not os.path.exists(base + "-2.data-00000-of-00001")
         assert not cm.checkpoint_exists(base + "-2")
         assert cm.latest_checkpoint(str(tmp_path)) == good
         assert not [f for f in os.listdir(tmp_path) if ".tmp-" in f]
@@ -361,11 +370,12 @@ def test_sharded_save_on_cluster_writes_one_shard_per_ps(tmp_path):
             sess.run(tf.global_variables_initializer())
             sess.run(step)
             prefix = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=gs)
-            shards = sorted(f for f in os.listdir(tmp_path) if f.endswith(".safetensors"))
-            assert shards == ["model.ckpt-1-00000-of-00002.safetensors",
-                              "model.ckpt-1-00001-of-00002.safetensors"]
-            assert sorted(stnp.load_file(str(tmp_path / shards[0]))) == ["a", "global_step"]
-            assert sorted(stnp.load_file(str(tmp_path / shards[1]))) == ["b"]
+            shards = sorted(f for f in os.listdir(tmp_path) if ".data-" in f)
+            assert shards == ["model.ckpt-1.data-00000-of-00002",
+                              "model.ckpt-1.data-00001-of-00002"]
+            index = bundle.read_index(prefix)
+            assert {n: e.shard_id for n, e in index.entries.items()} == {
+                "a": 0, "global_step": 0, "b": 1}
             sess.run(step)
             saver.restore(sess, prefix)
             np.testing.assert_array_equal(sess.run(a), np.full((3, 2), 2.0, np.float32))
@@ -373,7 +383,7 @@ def test_sharded_save_on_cluster_writes_one_shard_per_ps(tmp_path):
             assert sess.run(gs) == 1
             # A damaged shard is reported by the parameter server that reads it.
             with open(tmp_path / shards[1], "r+b") as f:
-                f.truncate(20)
+                f.truncate(8)  # b is 16 bytes at offset 0
             with pytest.raises(errors.DataLossError, match="00001-of-00002"):
                 saver.restore(sess, prefix)
     # The two-shard checkpoint of ps 0 restores into a local graph with one group.
@@ -385,14 +395,56 @@ def test_sharded_save_on_cluster_writes_one_shard_per_ps(tmp_path):
         np.testing.assert_array_equal(sess.run(a), np.full((3, 2), 2.0, np.float32))
 
 
-def test_partitioned_variable_saved_part_by_part(tmp_path):
+def test_partitioned_variable_saved_as_slices_of_one_tensor(tmp_path):
     w = tf.get_variable("w", [6, 2], initializer=tf.ones_initializer(),
                         partitioner=tf.fixed_size_partitioner(2))
     saver = Saver({"emb": w})
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
+        sess.run(list(w)[1].assign(np.full((3, 2), 7.0, np.float32)))
         prefix = saver.save(sess, str(tmp_path / "m"))
-    assert cm.list_variables(prefix) == [("emb/part_0", [3, 2]), ("emb/part_1", [3, 2])]
+    assert cm.list_variables(prefix) == [("emb", [6, 2])]
+    assert bundle.read_index(prefix).slices("emb") == [([0, 0], [3, 2]), ([3, 0], [3, 2])]
+    np.testing.assert_array_equal(cm.load_variable(prefix, "emb"),
+                                  np.repeat([1.0, 7.0], 6).reshape(6, 2))
+    # Restored into the same partitioning under the variable's own name.
+    tf.reset_default_graph()
+    w = tf.get_variable("emb", [6, 2], initializer=tf.zeros_initializer(),
+                        partitioner=tf.fixed_size_partitioner(2))
+    with tf.Session() as sess:
+        Saver().restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(list(w)[1]), np.full((3, 2), 7.0))
+    # Another partitioning is refused, naming the slices the checkpoint holds.
+    tf.reset_default_graph()
+    tf.get_variable("emb", [6, 2], partitioner=tf.fixed_size_partitioner(3))
+    with tf.Session() as sess, pytest.raises(errors.NotFoundError, match="different partitioning"):
+        Saver().restore(sess, prefix)
+
+
+def test_safetensors_checkpoint_of_earlier_releases_still_restores(tmp_path):
+    from tensorfleet.kernels.numpy import io_kernels
+    prefix = str(tmp_path / "old-5")
+    shard = io_kernels.shard_filename(prefix, 0, 1)
+    sha, size = io_kernels.write_shard(shard, {
+        "w": np.arange(4, dtype=np.float32), "emb/part_0": np.ones((2, 2), np.float32),
+        "emb/part_1": np.full((2, 2), 3.0, np.float32)})
+    cm.write_index(cm.CheckpointIndex(
+        prefix, {n: {"file": os.path.basename(shard), "dtype": "float32", "shape": s}
+                 for n, s in [("w", [4]), ("emb/part_0", [2, 2]), ("emb/part_1", [2, 2])]},
+        {os.path.basename(shard): {"sha256": sha, "size": size}}, 5))
+    cm.update_checkpoint_state(str(tmp_path), prefix)
+    w = tf.Variable(np.zeros(4, np.float32), name="w")
+    emb = tf.get_variable("emb", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+    saver = Saver()
+    with tf.Session() as sess:
+        saver.restore(sess, cm.latest_checkpoint(str(tmp_path)))
+        np.testing.assert_array_equal(sess.run(w), [0, 1, 2, 3])
+        np.testing.assert_array_equal(sess.run(list(emb)[1]), np.full((2, 2), 3.0))
+        assert cm.load_variable(str(tmp_path), "w").tolist() == [0, 1, 2, 3]
+        # Saving again to that prefix replaces the old files with a bundle.
+        saver.save(sess, prefix)
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "old-5.data-00000-of-00001",
+                                            "old-5.index", "old-5.meta"]
 
 
 def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatch):
@@ -406,9 +458,13 @@ def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatc
         prefix = saver.save(sess, str(tmp_path / "m"), global_step=7)
         sess.run(v.assign([5.0, 6.0]))
 
-        def crash(index):
-            raise OSError("disk full")
-        monkeypatch.setattr(cm, "write_index", crash)
+        real = cm.atomic_write
+
+        def crash(path, data):
+            if path.endswith(".index"):
+                raise OSError("disk full")
+            real(path, data)
+        monkeypatch.setattr(cm, "atomic_write", crash)
         with pytest.raises(Exception):
             saver.save(sess, str(tmp_path / "m"), global_step=7)
         monkeypatch.undo()
@@ -421,5 +477,5 @@ def test_resave_same_prefix_crash_keeps_previous_checkpoint(tmp_path, monkeypatc
         sess.run(v.assign([0.0, 0.0]))
         saver.restore(sess, prefix)
         np.testing.assert_allclose(sess.run(v), [3.0, 4.0])
-    shards = [f for f in os.listdir(tmp_path) if f.endswith(".safetensors")]
-    assert len(shards) == 1, shards
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-7.data-00000-of-00001",
+                                            "m-7.index", "m-7.meta"]

@@ -1,4 +1,11 @@
-"""numpy kernels of checkpoint I/O: one safetensors shard written or read per op.
+"""numpy kernels of checkpoint I/O: one shard written or read per op.
+
+``tf.train.Saver`` writes TensorFlow's tensor-bundle format: a ``SaveBundleShard`` op
+runs on the task that holds its variables and writes them to
+``<prefix>.data-0000i-of-0000n`` (to a temporary name, then renamed), returning each
+tensor's ``BundleEntryProto`` for the chief's index (``platform.tensor_bundle``).
+``RestoreShard`` reads tensors from such data files, each checked against its
+CRC-32C, or from the safetensors shards of earlier releases, described below.
 
 A ``SaveShard`` op runs on the task that holds its variables (a parameter
 server, in a cluster) and writes them to ``<prefix>-0000i-of-0000n.safetensors``:
@@ -37,6 +44,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.kernels.atomic_file import atomic_replace, fsync_dir
 from tensorfleet.kernels.registry import KernelContext, register_kernel
+from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
 
@@ -256,12 +264,39 @@ def _save_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Tuple[Any, ...
             np.array(layout, dtype=object))
 
 
+@register_kernel("SaveBundleShard")
+def _save_bundle_shard(ctx: KernelContext, prefix: Any, *values: Any) -> Any:
+    a = ctx.attrs
+    path = bundle.data_filename(as_text(prefix), a["shard"], a["num_shards"])
+    directory = os.path.dirname(path)
+    try:
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        with atomic_replace(path) as tmp:
+            entries = bundle.write_data_file(tmp, a["shard"], values)
+    except OSError as e:
+        raise os_error(e, f"Failed to write checkpoint data file {path}") from None
+    logger.debug("wrote checkpoint data file %s (%d tensors)", path, len(entries))
+    out = np.empty(len(entries), dtype=object)
+    out[:] = entries
+    return out
+
+
+def _restore_bundle_tensor(index_file: str, packed: Any, num_shards: int, name: str) -> Any:
+    if not isinstance(packed, bytes):
+        raise errors.InvalidArgumentError(None, None, f"RestoreShard: the entry record of "
+                                          f"{name} in {index_file} must be bytes")
+    return bundle.read_packed(index_file, packed, num_shards, name)
+
+
 @register_kernel("RestoreShard")
 def _restore_shard(ctx: KernelContext, files: Any, sha256s: Any, sizes: Any) -> Any:
     a = ctx.attrs
     names: List[str] = a["names"]
     files_l = [as_text(f) for f in np.asarray(files, dtype=object).reshape(-1)]
-    shas = [as_text(s) for s in np.asarray(sha256s, dtype=object).reshape(-1)]
+    # A tensor-bundle checkpoint is fed its entries' bytes where a safetensors one is
+    # fed a sha256 (see ops.io_ops.restore_shard).
+    shas = list(np.asarray(sha256s, dtype=object).reshape(-1))
     sizes_l = [int(s) for s in np.asarray(sizes).reshape(-1)]
     if not len(files_l) == len(shas) == len(sizes_l) == len(names):
         raise errors.InvalidArgumentError(
@@ -271,8 +306,13 @@ def _restore_shard(ctx: KernelContext, files: Any, sha256s: Any, sizes: Any) -> 
     out = []
     for k, name in enumerate(names):
         path = files_l[k]
+        if not path.endswith(SHARD_SUFFIX):
+            value = _restore_bundle_tensor(path, shas[k], sizes_l[k], name)
+            out.append(check_restored(value, name, a["var_names"][k], a["dtypes"][k],
+                                      a["shapes"][k], a.get("reshape", False), path))
+            continue
         if path not in loaded:
-            loaded[path] = read_shard(path, shas[k], sizes_l[k])
+            loaded[path] = read_shard(path, as_text(shas[k]), sizes_l[k])
         tensors = loaded[path]
         if name not in tensors:
             raise errors.NotFoundError(
