@@ -6,7 +6,8 @@
 ``--generate`` walks TensorFlow's ``tf.compat.v1`` module by module (every public
 attribute; a submodule is followed when it belongs to TensorFlow or Keras) and writes the
 names it finds, namespace by namespace, to ``tests/fixtures/tf_compat_v1_names.json``:
-names only, no code. Without it, each name is looked up on ``import tensorfleet`` (the
+names only, no code. A module reached under two names (``tf.flags`` is ``tf.app.flags``)
+is walked once, under the first in sorted order. Without it, each name is looked up on ``import tensorfleet`` (the
 same attribute chain, ``tf.nn.rnn_cell.LSTMCell`` -> ``tensorfleet.nn.rnn_cell.LSTMCell``)
 and the share present is printed per namespace, in three groups: the TF1 surface, ``tf.keras``
 on its own, and the namespaces set apart (TPU, TFLite, MLIR, XLA, ``raw_ops``, quantization,
