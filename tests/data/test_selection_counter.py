@@ -61,3 +61,10 @@ def test_get_single_element_runs_again_each_step_and_checks_the_count():
             s.run(E.get_single_element(tf.data.Dataset.range(0)))
     with pytest.raises(TypeError, match="Dataset"):
         E.get_single_element([1])
+
+
+def test_get_output_classes():
+    d = tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [3, 4]))
+    assert tf.data.get_output_classes(d) == ({"a": tf.Tensor}, tf.Tensor)
+    assert tf.data.get_output_classes(d.make_one_shot_iterator()) == ({"a": tf.Tensor},
+                                                                       tf.Tensor)
