@@ -12,6 +12,10 @@ script starts N worker processes on this machine, each with its ``TF_CONFIG``
     python examples/allreduce_convnet.py --workers 2 --steps 300
     python examples/allreduce_convnet.py --workers 3 --steps 300
 
+When ``TF_CONFIG`` names a task (``tensorfleet launch --allreduce 2
+examples/allreduce_convnet.py``, Kubernetes, ...), the process is that worker of
+the cluster it lists and starts no other.
+
 The training code itself is the conv net of ``mnist_convnet.py`` plus three
 lines: the strategy, ``DistributedOptimizer`` and the broadcast hook.
 """
@@ -88,10 +92,11 @@ def launch(args):
     argv = [a for a in sys.argv[1:]]
     procs = []
     for i in range(args.workers):
+        # With TF_CONFIG naming its task, each child is that worker and starts no other.
         env = dict(os.environ, TF_CONFIG=json.dumps(
             {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": i}}))
-        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)] + argv
-                                      + ["--as_worker"], env=env))
+        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__)] + argv,
+                                      env=env))
     codes = []
     try:
         for p in procs:
@@ -107,7 +112,9 @@ def launch(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes to start (default 2); not with a TF_CONFIG "
+                             "that names this process's task")
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--global_batch", type=int, default=96)
     parser.add_argument("--learning_rate", type=float, default=0.003)
@@ -117,13 +124,21 @@ def main():
     parser.add_argument("--fp16", action="store_true", help="fp16 gradients on the wire")
     parser.add_argument("--dump", default=None, help="write rank 0's weights to this .npz")
     parser.add_argument("--launch_timeout", type=float, default=1800)
-    parser.add_argument("--as_worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.workers > 1 and not args.as_worker:
-        launch(args)
-        return
-    if not args.as_worker:
-        os.environ.pop("TF_CONFIG", None)
+    cluster = _cluster_from_env()
+    if cluster is not None:
+        size = sum(len(cluster.get(job, ())) for job in ("chief", "worker"))
+        if args.workers is not None and args.workers != size:
+            parser.error(f"TF_CONFIG makes this process one of {size} workers; --workers "
+                         f"{args.workers} disagrees (leave it out under a launcher)")
+        args.workers = size
+    else:
+        args.workers = 2 if args.workers is None else args.workers
+        if args.workers < 1:
+            parser.error(f"--workers must be at least 1, got {args.workers}")
+        if args.workers > 1:
+            launch(args)
+            return
     acc, weights, seconds = train(args)
     rank = _rank_from_env()
     if args.dump:
@@ -132,6 +147,14 @@ def main():
     if rank == 0:
         print("trained %d steps on %d worker(s) in %.1f s" % (args.steps, args.workers, seconds))
         print("test accuracy: %.4f" % acc)
+
+
+def _cluster_from_env():
+    """The cluster of ``TF_CONFIG`` when it names this process's task, else None."""
+    cfg = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    if not cfg.get("task"):
+        return None
+    return cfg.get("cluster") or {}
 
 
 def _rank_from_env():

@@ -32,6 +32,7 @@ import argparse
 import json
 import logging
 import os
+import tempfile
 
 import numpy as np
 
@@ -98,7 +99,8 @@ def make_input_fns(batch_size, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model_dir", default="/tmp/estimator_digits")
+    parser.add_argument("--model_dir", default=os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
+                                                     "estimator_digits"))
     parser.add_argument("--max_steps", type=int, default=600)
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=32)
@@ -115,8 +117,14 @@ def main():
     parser.add_argument("--results_file", default="",
                         help="where the evaluator (or a local run) writes its final metrics")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # This program's own lines at INFO; tensorfleet's at its default (warnings), or
+    # as --log-level / TENSORFLEET_LOG_LEVEL says (``--log-level info`` shows the
+    # estimator's loss and step lines).
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
     train_input_fn, eval_input_fn = make_input_fns(args.batch_size, args.seed)
     config = tf.estimator.RunConfig(model_dir=args.model_dir, tf_random_seed=args.seed,

@@ -10,12 +10,17 @@ One program for every task, as in the seed article. Start it once per task:
 or let the launcher do it: ``tensorfleet launch --ps 1 --workers 2 examples/trainer.py``.
 It trains an MLP on scikit-learn's handwritten digits asynchronously by default,
 synchronously with ``--sync`` (SyncReplicasOptimizer), checkpoints to
-``--checkpoint_dir`` and resumes from it when restarted.
+``--checkpoint_dir`` (default: a directory of its own for each mode,
+``/tmp/tensorfleet_examples/trainer_async`` or ``.../trainer_sync``) and resumes
+from it when restarted; a run that finds the last step already reached there says
+so and trains nothing.
 """
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -130,9 +135,17 @@ if __name__ == "__main__":
     parser.add_argument("--input_dim", type=int, default=64,
                         help="64 trains on the digits; other widths use synthetic data")
     parser.add_argument("--learning_rate", type=float, default=0.1)
-    parser.add_argument("--checkpoint_dir", type=str, default="/tmp/train_logs")
+    parser.add_argument("--checkpoint_dir", type=str, default=None,
+                        help="default: <tmp>/tensorfleet_examples/trainer_async, or "
+                             "trainer_sync with --sync; '' writes no checkpoints")
     parser.add_argument("--save_checkpoint_steps", type=int, default=200)
     parser.add_argument("--log_every", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
-    FLAGS, unparsed = parser.parse_known_args()
-    tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)
+    # Every argument must be known: a misspelt one (--steps for --train_steps) is an
+    # error, not silently ignored.
+    FLAGS = parser.parse_args()
+    if FLAGS.checkpoint_dir is None:
+        # One directory per mode: a sync run must not resume an async run's last step.
+        FLAGS.checkpoint_dir = os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
+                                            "trainer_sync" if FLAGS.sync else "trainer_async")
+    tf.app.run(main=main, argv=[sys.argv[0]])

@@ -31,6 +31,7 @@ import argparse
 import json
 import logging
 import os
+import tempfile
 
 import numpy as np
 
@@ -102,7 +103,8 @@ def feature_columns(hash_buckets, embedding_dim):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model_dir", default="/tmp/wide_deep_model")
+    parser.add_argument("--model_dir", default=os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
+                                                     "wide_deep"))
     parser.add_argument("--data_dir", default="/tmp/wide_deep_data")
     parser.add_argument("--train_rows", type=int, default=20000)
     parser.add_argument("--eval_rows", type=int, default=4000)

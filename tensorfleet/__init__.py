@@ -17,7 +17,7 @@ compat.v1 = _sys.modules[__name__]  # noqa: F405
 _sys.modules[__name__ + ".compat.v1"] = compat.v1  # noqa: F405
 
 # The namespaces declared in tensorfleet.api are reached under their public names too:
-# `import tensorfleet.layers`, `from tensorfleet.gfile import Exists`.
+# `import tensorfleet.nn_layers.functional`, `from tensorfleet.platform.gfile import Exists`.
 for _name in _public:
     _value = globals()[_name]
     if getattr(_value, "__name__", "").startswith(__name__ + ".api."):

@@ -120,6 +120,9 @@ def dtype_of_value(value: Any) -> DType:
     if arr.dtype == np.float64:
         return float32
     if arr.dtype == np.int64:
+        # Python ints are int32 unless one does not fit, as in TensorFlow.
+        if arr.size and (arr.min() < -2 ** 31 or arr.max() >= 2 ** 31):
+            return int64
         return int32
     return as_dtype(arr.dtype)
 

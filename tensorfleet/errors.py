@@ -55,7 +55,9 @@ class OpError(Exception):
         parts = [self.message]
         if self.node_def:
             name = getattr(self.node_def, "name", self.node_def)
-            parts.append(f"[[op: {name}]]")
+            where = getattr(self.op, "defined_at", None)
+            # As TensorFlow 1.x does: the user's line that built the failing op.
+            parts.append(f"[[op: {name} (defined at {where})]]" if where else f"[[op: {name}]]")
         if self.task:
             parts.append(f"[[task: {self.task}]]")
         return " ".join(parts)

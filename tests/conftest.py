@@ -18,6 +18,7 @@ _PROCESS_LANES = {
         "examples/test_seed_examples.py", "examples/test_autoencoder_word2vec.py",
         "saved_model/test_saved_model.py", "testing/test_netns.py",
         "examples/test_core_examples.py", "runtime/test_threads.py",
+        "docs/test_doc_commands.py", "examples/test_estimator_example_output.py",
     ),
     "processes-b": (
         "cli/test_launch.py", "cli/test_launch_faults.py", "cli/test_launch_signals.py",
@@ -25,7 +26,8 @@ _PROCESS_LANES = {
         "estimator/test_estimator.py", "collectives/test_collectives_formation.py",
         "estimator/test_canned_estimators.py", "distributed/test_shutdown.py",
         "cli/test_server_cmd.py", "training/test_sigterm_checkpoint.py",
-        "training/test_sync_recovery.py",
+        "training/test_sync_recovery.py", "cli/test_launch_reports.py",
+        "cli/test_launch_allreduce.py",
     ),
 }
 _LANE_OF = {path: lane for lane, paths in _PROCESS_LANES.items() for path in paths}

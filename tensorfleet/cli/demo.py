@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Dict, List
 
-from tensorfleet.cli import launch
+from tensorfleet.cli import launch, launch_checks
 from tensorfleet.cli import runfiles
 from tensorfleet.cli.output import PrefixWriter
 
@@ -81,6 +81,12 @@ def run_command(args: argparse.Namespace) -> int:
     token = launch.make_token()
     tasks = launch.build_tasks(cluster, launch.program_for("tensorfleet.cli.demo_train", True),
                                script_args, token, flags=False, extra_env=env)
+    # As launch does: a port taken is one line before any task starts.
+    busy = launch_checks.busy_ports({t.name: t.address for t in tasks})
+    if busy:
+        print(f"tensorfleet demo: {launch_checks.busy_ports_message(busy, args.port_base)}",
+              file=sys.stderr)
+        return launch.EXIT_USAGE
     found: List[float] = []
 
     def on_line(task: str, line: str) -> None:

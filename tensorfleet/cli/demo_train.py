@@ -167,8 +167,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if is_chief:
         with tf.Session(server.target) as sess:
             acc, step = sess.run([accuracy, global_step], {images: x_test, labels: y_test})
-        print(f"trained to global step {step} in {elapsed:.1f} s "
-              f"({step / max(elapsed, 1e-9):.0f} steps/s); this worker ran {local_steps}")
+        # Asynchronous workers finish the steps they had in flight when the last step
+        # was reached, so the counter may pass --steps by up to one step per worker.
+        extra = (f" (global step {step}: the other workers' steps in flight at the stop "
+                 f"count too)" if step > args.steps else "")
+        print(f"trained {min(int(step), args.steps)} global steps in {elapsed:.1f} s "
+              f"({step / max(elapsed, 1e-9):.0f} steps/s){extra}; this worker ran "
+              f"{local_steps}")
         print(f"test accuracy: {acc:.4f}")
     else:
         print(f"worker {index} done after {local_steps} local steps")

@@ -36,6 +36,7 @@ from tensorfleet.cli import launch_checks, runfiles
 from tensorfleet.cli.launch_checks import (KnownError, TracebackFilter, busy_ports,
                                            busy_ports_message, classify_error)
 from tensorfleet.cli.output import PrefixWriter
+from tensorfleet.cli.task_reports import TaskReports
 from tensorfleet.distributed.resolver import tf_config_for
 from tensorfleet.distributed.server import free_ports
 
@@ -202,6 +203,7 @@ class Launcher:
         self._kill_now = False  # set by a second Ctrl-C
         self._jobs = {t.job for t in tasks}
         self._deathsig = _deathsig_fn()
+        self.reports = TaskReports()
 
     def say(self, msg: str) -> None:
         self.writer.message(f"[launch] {msg}")
@@ -229,6 +231,7 @@ class Launcher:
                 data = b""
             if not data:
                 break
+            self.reports.feed(name, data)
             shown = tracebacks.feed(data)
             if tracebacks.known is not None:
                 t.known = tracebacks.known
@@ -360,6 +363,7 @@ class Launcher:
                 self.stop()
                 if self._kill_now:
                     self.say("received a second signal; killed every task")
+                self.say(self._stopped_line())
                 return EXIT_SIGINT if self._signal == signal.SIGINT else EXIT_SIGTERM
             for t in self.tasks:
                 if t.stopping or t.returncode is not None:
@@ -402,6 +406,24 @@ class Launcher:
                 return EXIT_OK
             time.sleep(_POLL_SECONDS)
 
+    def _stopped_line(self) -> str:
+        """The closing line of a launch stopped by a signal: where the checkpoint went."""
+        saved = self.reports.checkpoint_summary()
+        if saved:
+            return f"stopped every task; {saved}; run the same command to resume from it"
+        return ("stopped every task; no task reported a checkpoint written on stop "
+                "(a task writes one when its MonitoredTrainingSession has a "
+                "checkpoint_dir)")
+
+    def finished_line(self) -> str:
+        """The closing line of a successful launch."""
+        idle = sorted(self.reports.nothing_to_train)
+        chief = "chief:0" if "chief" in self._jobs else "worker:0"
+        if chief in idle:
+            return (f"all workers finished, but {', '.join(idle)} had nothing to train: "
+                    f"the checkpoint directory was already at the last step (see above)")
+        return "all workers finished successfully"
+
     def _finish_services(self) -> None:
         """After the workers succeeded: let the ps tasks exit by themselves, else stop them."""
         deadline = time.monotonic() + SERVICE_SETTLE_SECONDS
@@ -426,12 +448,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  tensorfleet launch --ps 1 --workers 2 trainer.py --steps 1000\n"
                "  tensorfleet launch --workers 2 --chief --max-restarts 3 train.py\n"
+               "  tensorfleet launch --allreduce 2 examples/allreduce_convnet.py\n"
                "  tensorfleet launch --ps 1 --workers 2 --dry-run trainer.py   "
                "# print the commands\n\n" + EXIT_CODES_HELP)
-    p.add_argument("--ps", type=int, default=1, metavar="N",
+    p.add_argument("--ps", type=int, default=None, metavar="N",
                    help="parameter server tasks (default 1)")
-    p.add_argument("--workers", type=int, default=2, metavar="M",
+    p.add_argument("--workers", type=int, default=None, metavar="M",
                    help="worker tasks (default 2)")
+    p.add_argument("--allreduce", type=int, default=None, metavar="N",
+                   help="N workers training by ring all-reduce: no ps, no seed flags, each "
+                        "task's TF_CONFIG lists the N workers (instead of --ps/--workers)")
     p.add_argument("--chief", action="store_true",
                    help="add a chief task (job 'chief'); else worker 0 is the chief")
     p.add_argument("--evaluator", action="store_true",
@@ -466,8 +492,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 # The launcher's options that take a value, to tell an unknown option's value from the
 # script path when showing where the script's options go.
-VALUE_OPTIONS = ("--ps", "--workers", "--max-restarts", "--port-base", "--host", "--grace",
-                 "--log-level")
+VALUE_OPTIONS = ("--ps", "--workers", "--allreduce", "--max-restarts", "--port-base", "--host",
+                 "--grace", "--log-level")
 
 
 def unknown_options_message(tokens: Sequence[str], unknown: Sequence[str],
@@ -488,9 +514,36 @@ def make_token() -> str:
     return os.environ.get("TENSORFLEET_TOKEN") or secrets.token_urlsafe(32)
 
 
+def resolve_layout(args: argparse.Namespace) -> None:
+    """Fills ``args.ps``, ``args.workers`` and ``args.no_flags`` from ``--allreduce N``
+    or the defaults (1 ps, 2 workers).
+
+    Raises:
+      ValueError: ``--allreduce`` with options that describe another layout.
+    """
+    allreduce = getattr(args, "allreduce", None)
+    if allreduce is None:
+        args.ps = 1 if args.ps is None else args.ps
+        args.workers = 2 if args.workers is None else args.workers
+        return
+    clash = [flag for flag, given in (("--ps", args.ps is not None),
+                                      ("--workers", args.workers is not None),
+                                      ("--chief", args.chief),
+                                      ("--evaluator", args.evaluator)) if given]
+    if clash:
+        raise ValueError(f"--allreduce {allreduce} starts {allreduce} workers and no ps; "
+                         f"drop {', '.join(clash)}")
+    if allreduce < 1:
+        raise ValueError(f"--allreduce needs at least 1 worker, got {allreduce}")
+    # Every rank is a worker of the same TF_CONFIG cluster; the seed's flags would
+    # describe a ps job that does not exist.
+    args.ps, args.workers, args.no_flags = 0, allreduce, True
+
+
 def run_command(args: argparse.Namespace) -> int:
     """``tensorfleet launch``."""
     try:
+        resolve_layout(args)
         cluster = plan_cluster(args.ps, args.workers, args.chief, args.evaluator, args.host,
                                args.port_base)
     except ValueError as e:
@@ -498,6 +551,10 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if not args.module and not os.path.exists(args.script):
         print(f"tensorfleet launch: no such script: {args.script}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.module and not launch_checks.module_exists(args.script):
+        print(f"tensorfleet launch: no such module: {args.script} (`{sys.executable} -m "
+              f"{args.script}` cannot find it from {os.getcwd()})", file=sys.stderr)
         return EXIT_USAGE
     if args.max_restarts < 0:
         print("tensorfleet launch: --max-restarts must be >= 0", file=sys.stderr)
@@ -533,7 +590,7 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         runfiles.remove(path)
     if rc == EXIT_OK:
-        launcher.say("all workers finished successfully")
+        launcher.say(launcher.finished_line())
     return rc
 
 

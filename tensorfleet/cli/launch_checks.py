@@ -16,6 +16,8 @@ import os
 import re
 import shlex
 import socket
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
@@ -75,6 +77,27 @@ def unknown_options_message(tokens: Sequence[str], unknown: Sequence[str],
     return (f"unrecognized arguments: {' '.join(unknown)}\n"
             f"Options before the script path are the launcher's own; the script's options "
             f"go after its path:\n  {where}")
+
+
+# -- a module to run -----------------------------------------------------------------------------
+
+_FIND_MODULE = ("import importlib.util, sys\n"
+                "try:\n"
+                "    found = importlib.util.find_spec(sys.argv[1]) is not None\n"
+                "except (ImportError, ValueError):\n"
+                "    found = False\n"
+                "sys.exit(0 if found else 1)\n")
+
+
+def module_exists(name: str, timeout: float = 60.0) -> bool:
+    """Whether ``python -m name`` would find the module, asked of the interpreter the
+    tasks run, from this directory and with this environment, as each task will."""
+    if not name or name.startswith(".") or "/" in name:
+        return False
+    # ``-c`` puts the working directory first on sys.path, as ``-m`` does for tasks.
+    r = subprocess.run([sys.executable, "-c", _FIND_MODULE, name], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+    return r.returncode == 0
 
 
 # -- ports ---------------------------------------------------------------------------------------
@@ -225,5 +248,5 @@ class TracebackFilter:
         return held
 
 
-__all__ = ["move_unknown_options", "unknown_options_message", "port_in_use", "busy_ports",
+__all__ = ["module_exists", "move_unknown_options", "unknown_options_message", "port_in_use", "busy_ports",
            "busy_ports_message", "KnownError", "classify_error", "TracebackFilter"]

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import List, Optional
 
@@ -61,10 +62,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def close_options(parser: argparse.ArgumentParser, unknown: List[str]) -> List[str]:
+    """``--wokers: did you mean --workers?`` for each option of ``unknown`` that looks
+    like a misspelt option of ``parser``."""
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for tok in unknown:
+        if not tok.startswith("--"):
+            continue
+        name = tok.split("=", 1)[0]
+        match = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        if match:
+            hints.append(f"{name}: did you mean {match[0]}?")
+    return hints
+
+
 def _reject_unknown(args: argparse.Namespace, argv: List[str], unknown: List[str]) -> None:
-    """Exits with the command's usage and an error naming ``unknown``; for ``launch``,
-    also the command line with them moved after the script path."""
+    """Exits with the command's usage and an error naming ``unknown``: a misspelt option
+    gets the option it resembles; for ``launch``, other options get the command line
+    with them moved after the script path."""
     sub = args.command_parser
+    hints = close_options(sub, unknown)
+    if hints:
+        sub.error("unrecognized arguments: " + " ".join(unknown) + "\n" + "\n".join(hints))
     if args.command != "launch":
         sub.error("unrecognized arguments: " + " ".join(unknown))
     tokens = argv[argv.index("launch") + 1:]

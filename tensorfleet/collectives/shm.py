@@ -24,7 +24,10 @@ opens theirs and checks size and nonce, and tells everyone whether it could. Onl
 if every rank could is shared memory used; otherwise (ranks on other hosts, no
 /dev/shm) the group keeps using its ring for good. Once everyone has opened
 every segment, each owner removes its name, so nothing is left behind even if a
-process is killed. A segment is opened only under a name of the form this module
+process is killed afterwards. A process killed during set-up, while its peers may
+still be opening its segment, cannot remove the name; the name holds the creator's
+pid (and pid namespace), so the next group formed on the host removes segments whose
+creator is gone. A segment is opened only under a name of the form this module
 makes, and only if it is a regular file of the expected size.
 """
 
@@ -46,12 +49,61 @@ from tensorfleet.collectives import group as _g
 logger = logging.getLogger(__name__)
 
 SHM_DIR = "/dev/shm"
-_NAME_RE = re.compile(r"^tfleet-coll-[0-9a-f]{32}$")
+# tfleet-coll-<pid namespace>-<pid>-<random>: who made it, so that a segment left
+# by a killed process can be found and removed.
+_NAME_RE = re.compile(r"^tfleet-coll-(\d+)-(\d+)-[0-9a-f]{32}$")
+
+
+def _pid_namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def segment_name() -> str:
+    """A new segment's name: this process's pid namespace and pid, and 128 random bits."""
+    return f"tfleet-coll-{_pid_namespace()}-{os.getpid()}-{secrets.token_hex(16)}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+def remove_stale_segments(directory: Optional[str] = None) -> int:
+    """Removes the segments (in ``directory``, default ``SHM_DIR``) that processes of
+    this pid namespace and user created and that are gone (killed during a set-up);
+    returns how many were removed."""
+    directory = SHM_DIR if directory is None else directory
+    ns, uid, removed = _pid_namespace(), os.getuid(), 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _NAME_RE.fullmatch(entry.name)
+        if not m or int(m.group(1)) != ns or _alive(int(m.group(2))):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_uid == uid:
+            _unlink(entry.path)
+            removed += 1
+            logger.info("removed %s, left by a process that is gone", entry.path)
+    return removed
 # Segment layout: the owner's nonce, then the data, 64-byte aligned.
 _HEADER = 64
 _NONCE = 16
 # The set-up message: the segment name (NUL-padded) and the nonce.
-_MSG = 64
+_MSG = 128
 _OK, _FAILED = 1, 2
 
 
@@ -66,6 +118,8 @@ class SharedSegments:
         self.enabled = bool(enabled) and os.path.isdir(SHM_DIR)
         self.capacity = 0
         self._maps: Dict[int, mmap.mmap] = {}
+        if self.enabled:
+            remove_stale_segments()  # what a rank killed in an earlier set-up left
 
     def close(self) -> None:
         """Unmaps every segment (their names were removed at set-up)."""
@@ -136,7 +190,7 @@ def _set_up(g: Any, seg: SharedSegments, nbytes: int, timeout: float) -> bool:
     capacity = max(nbytes, 2 * seg.capacity)
     seg.close()
     nonce = secrets.token_bytes(_NONCE)
-    name = "tfleet-coll-" + secrets.token_hex(16)
+    name = segment_name()
     path = os.path.join(SHM_DIR, name)
     own = _create(path, _HEADER + capacity, nonce)
     msg = np.zeros(_MSG, np.uint8)
@@ -237,4 +291,5 @@ def _unlink(path: str) -> None:
         pass
 
 
-__all__ = ["SharedSegments", "usable", "all_reduce", "SHM_DIR"]
+__all__ = ["SharedSegments", "usable", "all_reduce", "SHM_DIR", "segment_name",
+           "remove_stale_segments"]

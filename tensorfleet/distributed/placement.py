@@ -93,7 +93,12 @@ def place(ops: Sequence[Operation], cluster: ClusterSpec, default_task: str,
         members.setdefault(uf.find(op.name), []).append(op)
     by_name = {op.name: op for op in ops}
     placement: Dict[Operation, str] = {}
-    for root, group in members.items():
+    task_of_root: Dict[str, str] = {}
+    # Groups holding a variable first: when a device names a task that does not exist,
+    # the error names the variable the user placed, not a constant feeding it.
+    order = sorted(members.items(), key=lambda kv: not any(o.op_def.ref_output
+                                                           for o in kv[1]))
+    for root, group in order:
         anchor = by_name.get(root)
         chosen = None
         for cand in ([anchor] if anchor is not None else []) + group:
@@ -105,9 +110,10 @@ def place(ops: Sequence[Operation], cluster: ClusterSpec, default_task: str,
         if chosen is None:
             chosen = next((o for o in group if o.device), group[0])
         spec = DeviceSpec.from_string(chosen.device)
-        task = task_of(spec, default, cluster, chosen.name, allow_soft_placement)
+        task_of_root[root] = task_of(spec, default, cluster, chosen.name, allow_soft_placement)
+    for root, group in members.items():
         for op in group:
-            placement[op] = task
+            placement[op] = task_of_root[root]
     if device_filters:
         allowed = [DeviceSpec.from_string(f) for f in device_filters]
         for op, task in placement.items():

@@ -52,7 +52,16 @@ def field(header: Dict[str, Any], name: str, kind: Any, method: str) -> Any:
         raise errors.InvalidArgumentError(
             None, None, f"{method}: field {name!r} must be {getattr(kind, '__name__', kind)}, "
             f"got {type(v).__name__}")
+    if isinstance(v, int) and not _INT64_MIN <= v <= _INT64_MAX:
+        # Every integer of the protocol (step ids, codes, timeouts) is an int64, as in
+        # TensorFlow's messages; JSON would carry any size.
+        raise errors.InvalidArgumentError(
+            None, None, f"{method}: field {name!r} is outside the int64 range "
+                        f"({len(str(abs(v)))} digits)")
     return v
+
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def str_list(header: Dict[str, Any], name: str, method: str) -> List[str]:

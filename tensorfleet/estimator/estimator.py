@@ -29,7 +29,8 @@ from tensorfleet.estimator.run_config import RunConfig
 from tensorfleet.framework.graph import Graph, Operation, Tensor, convert_to_tensor
 from tensorfleet.ops import control_flow_ops, summary_ops
 from tensorfleet.training import basic_hooks
-from tensorfleet.training.basic_hooks import FinalOpsHook, StopAtStepHook
+from tensorfleet.training.basic_hooks import (FinalOpsHook, StopAtStepHook,
+                                               nothing_to_train_message)
 from tensorfleet.training.checkpoint_management import latest_checkpoint, load_variable
 from tensorfleet.training.device_setter import replica_device_setter
 from tensorfleet.training.monitored_session import MonitoredSession, MonitoredTrainingSession
@@ -288,9 +289,13 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
-        if max_steps is not None and self._checkpoint_step() >= max_steps:
-            logger.info("Skipping training since max_steps has already saved.")
-            return self
+        if max_steps is not None:
+            restored = self._checkpoint_step()
+            if restored >= max_steps:
+                # A warning: a rerun into an old model_dir must not look like training.
+                logger.warning("%s", nothing_to_train_message(restored, max_steps,
+                                                              self._model_dir))
+                return self
         all_hooks = list(_check_hooks(hooks, "hooks"))
         if steps is not None or max_steps is not None:
             all_hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))

@@ -24,6 +24,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
+from tensorfleet.platform import logs
 from tensorfleet.estimator.estimator import Estimator
 from tensorfleet.estimator.exporter import check_exporters, run_exporters
 from tensorfleet.estimator.run_config import TaskType
@@ -98,6 +99,8 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec,
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`, given "
                         f"{type(eval_spec)}")
+    # Every role honours TENSORFLEET_LOG_LEVEL, the evaluator too, which starts no server.
+    logs.configure_from_env()
     config = estimator.config
     if not config.cluster_spec.jobs:
         return _run_local(estimator, train_spec, eval_spec)
@@ -186,7 +189,10 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec,
                                          name=eval_spec.name)
         except (errors.NotFoundError, errors.DataLossError) as e:
             # Rotated away (max_to_keep) between listing and reading: take the next one.
-            logger.warning("Checkpoint %s vanished before it was evaluated: %s", ckpt, e)
+            # Routine when a newer checkpoint replaced it, so a warning only otherwise.
+            newer = estimator.latest_checkpoint() not in (None, ckpt)
+            logger.log(logging.INFO if newer else logging.WARNING,
+                       "Checkpoint %s vanished before it was evaluated: %s", ckpt, e)
             last_ckpt = ckpt
             continue
         last_ckpt, last_metrics, last_eval = ckpt, metrics, time.monotonic()

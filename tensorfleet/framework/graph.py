@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import device as _device
+from tensorfleet.framework import op_traceback
 from tensorfleet.framework.graph_feeds import FeedFetchRules
 from tensorfleet.framework.graph_keys import GraphKeys  # noqa: F401  (re-exported)
 from tensorfleet.framework.op_registry import get_op_def
@@ -37,6 +38,26 @@ class Operation:
         self.op_def = get_op_def(op_type)
         self._id = graph._next_id()
         self._outputs = [Tensor(self, i, dt, unknown_shape()) for i, dt in enumerate(output_dtypes)]
+        # Set by Graph.create_op: the user's frames that created this op, and of the
+        # device scope that placed it (imported ops have neither).
+        self._frames: Tuple[op_traceback.Frame, ...] = ()
+        self._device_frames: Tuple[op_traceback.Frame, ...] = ()
+
+    @property
+    def traceback(self) -> List[Tuple[str, int, str, str]]:
+        """Where this op was created: ``(filename, lineno, name, line)`` per frame of the
+        user's code, outermost first (tensorfleet's own frames left out)."""
+        return op_traceback.with_source(self._frames)
+
+    @property
+    def defined_at(self) -> Optional[str]:
+        """``file.py:42``: the line of the user's code that created this op, or None."""
+        return op_traceback.location(self._frames)
+
+    @property
+    def device_defined_at(self) -> Optional[str]:
+        """``file.py:40``: the ``tf.device`` scope that set this op's device, or None."""
+        return op_traceback.location(self._device_frames)
 
     @property
     def inputs(self) -> List[Tensor]:
@@ -218,7 +239,8 @@ class Graph(FeedFetchRules):
             if isinstance(device_name_or_function, _device.DeviceSpec):
                 device_name_or_function = device_name_or_function.to_string()
             _device.DeviceSpec.from_string(device_name_or_function)  # validate now
-        with self._pushed("device", device_name_or_function):
+        site = op_traceback.user_frames(1)
+        with self._pushed("device", (device_name_or_function, site)):
             yield
 
     def _apply_device(self, op: Operation) -> None:
@@ -226,9 +248,11 @@ class Graph(FeedFetchRules):
         sees what the scopes inside it chose (``op.device``) and decides; a string
         scope only fills the fields still unset; ``device(None)`` hides outer scopes."""
         dev = ""
-        for entry in reversed(self._stack("device")):
+        for entry, site in reversed(self._stack("device")):
             if entry is None:
                 break
+            if not op._device_frames:
+                op._device_frames = site
             if callable(entry):
                 op._device = dev
                 dev = _device.canonical_name(entry(op) or "")
@@ -314,6 +338,7 @@ class Graph(FeedFetchRules):
                     ctrl.append(c)
             op = Operation(self, op_type, op_name, inputs, [_dtypes.as_dtype(d) for d in dtypes],
                            dict(attrs or {}), "", ctrl)
+            op._frames = op_traceback.user_frames()
             for override in reversed(self._stack("gradient_override")):
                 if op_type in override:
                     op.attrs["_gradient_op_type"] = override[op_type]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import numpy as np
 
@@ -325,6 +325,23 @@ def node_def_of(op: Operation) -> NodeDef:
     return NodeDef(_ser.node_to_plain(op))
 
 
+# Checks run on every graph def a user imports (never on the partitions a worker
+# imports from its master): ``check(graph_def, graph)`` raises to refuse it. Op
+# families register theirs (py_func: no calls into another graph's functions).
+_IMPORT_CHECKS: List[Callable[[Any, Graph], None]] = []
+
+
+def register_import_check(check: Callable[[Any, Graph], None]) -> None:
+    """Adds ``check(graph_def, graph)`` to the checks of user-level imports."""
+    _IMPORT_CHECKS.append(check)
+
+
+def check_user_import(graph_def: Any, graph: Graph) -> None:
+    """Runs the registered checks on ``graph_def`` before it is imported into ``graph``."""
+    for check in _IMPORT_CHECKS:
+        check(graph_def, graph)
+
+
 def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
                      return_elements: Optional[List[str]] = None, name: Optional[str] = None,
                      op_dict: Any = None, producer_op_list: Any = None, *,
@@ -357,6 +374,7 @@ def import_graph_def(graph_def: Any, input_map: Optional[Dict[str, Any]] = None,
             raise ValueError("import_graph_def: name_prefix applies to tensorfleet graph defs; "
                              "use name= for a TensorFlow graph def")
         return tgi.import_tensorflow_graph_def(tf_msg, input_map, return_elements, name, graph)
+    check_user_import(graph_def, graph if graph is not None else get_default_graph())
     if graph is not None and input_map is None and return_elements is None and name is None:
         return _ser.import_graph_def(graph_def, graph=graph, name_prefix=name_prefix)
     g = graph if graph is not None else get_default_graph()

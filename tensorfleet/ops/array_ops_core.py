@@ -20,6 +20,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, scalar, unknown_shape
+from tensorfleet.framework import value_range
 from tensorfleet.ops.op_util import const_value, make_tensor, same_shape
 
 logger = logging.getLogger(__name__)
@@ -145,7 +146,9 @@ def shape_tensor(shape: Any, name: str = "shape") -> Tensor:
     if isinstance(shape, (list, tuple)):
         if _is_plain(shape):
             vals = np.asarray(shape, dtype=np.int64).reshape([len(shape)])
-            return constant(vals.astype(np.int32), name=name)
+            # int32 as TensorFlow, int64 when a dimension does not fit (never wrapped).
+            fits = not vals.size or (vals.min() >= -2 ** 31 and vals.max() < 2 ** 31)
+            return constant(vals.astype(np.int32) if fits else vals, name=name)
         return stack(list(shape), name=name)
     t = convert_to_tensor(shape)
     if not t.dtype.is_integer:
@@ -360,6 +363,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
                 np.floor(src) == src):
             raise TypeError(f"Expected {dt.name}, got {value!r} of type "
                             f"'{type(value).__name__}' instead.")
+        if dt.is_integer and src.dtype.kind in "iuf" and src.dtype != dt.np:
+            value_range.check_fits(name, dt.name, src, dt.np, action="convert")
         arr = src.astype(dt.np)
     if shape is not None:
         shp = [int(s) for s in (shape if isinstance(shape, (list, tuple)) else [shape])]

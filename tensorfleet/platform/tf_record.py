@@ -21,6 +21,7 @@ the record (in the uncompressed stream).
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import struct
 import zlib
@@ -179,13 +180,38 @@ def open_for_reading(path: Any, compression: Any = None) -> Any:
     return raw
 
 
+# A record's declared length is untrusted: its bytes are read in pieces of this size,
+# so memory follows the bytes the file really holds, not the number it declares.
+_READ_PIECE = 16 << 20
+
+
 def _read_exact(f: Any, n: int, path: str, offset: int) -> bytes:
+    """Up to ``n`` bytes of ``f`` (fewer at the end of the file)."""
+    pieces = []
+    left = n
     try:
-        data = f.read(n)
+        while left > 0:
+            piece = f.read(min(left, _READ_PIECE))
+            if not piece:
+                break
+            pieces.append(piece)
+            left -= len(piece)
     except (OSError, EOFError, zlib.error) as e:
         raise errors.DataLossError(None, None, f"{path}: corrupted compressed data near "
                                                f"record offset {offset}: {e}") from None
-    return data
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+
+def _remaining(f: Any, position: int) -> float:
+    """Bytes left after ``position`` in an uncompressed file; infinite for a compressed
+    stream, whose length is known only by reading it."""
+    try:
+        size = os.fstat(f.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        return float("inf")
+    if not isinstance(f, io.BufferedReader):
+        return float("inf")
+    return max(0, size - position)
 
 
 def iter_records(path: Any, compression: Any = None) -> Iterator[Tuple[int, bytes]]:
@@ -210,6 +236,10 @@ def iter_records(path: Any, compression: Any = None) -> Iterator[Tuple[int, byte
             if length_crc != masked_crc32c(head[:8]):
                 raise errors.DataLossError(None, None, f"{p}: corrupted record at offset "
                                                        f"{offset} (length checksum mismatch)")
+            if length > _remaining(f, offset + _HEADER.size):
+                raise errors.DataLossError(None, None, f"{p}: truncated record at offset "
+                                                       f"{offset} (declares {length} data "
+                                                       f"bytes, more than the file holds)")
             body = _read_exact(f, length + _FOOTER.size, p, offset)
             if len(body) < length + _FOOTER.size:
                 raise errors.DataLossError(None, None, f"{p}: truncated record at offset "

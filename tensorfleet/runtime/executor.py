@@ -493,8 +493,12 @@ def _as_op_error(e: BaseException, op: Optional[Operation]) -> errors.OpError:
     if isinstance(e, errors.OpError):
         if e.node_def is None:
             e.node_def = name
-            e.op = op
+        if e.op is None and op is not None and getattr(e.node_def, "name",
+                                                       e.node_def) == name:
+            e.op = op  # names where the op was defined
         return e
+    if isinstance(e, MemoryError):
+        return errors.ResourceExhaustedError(name, op, f"OOM: {e}")
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
         return errors.InvalidArgumentError(name, op, f"{type(e).__name__}: {e}")
     return errors.InternalError(name, op, f"{type(e).__name__}: {e}")

@@ -17,6 +17,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
+from tensorfleet.framework import value_range
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_graph,
                                          register_default_session_fn)
 from tensorfleet.kernels.registry import DeadlineStep, StepState
@@ -240,13 +241,15 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
     else:
         src = np.asarray(value)
         if src.dtype.kind in "OSU":
-            raise TypeError(f"Cannot feed a value of type {src.dtype} to Tensor {t.name!r} of "
-                            f"dtype {dt.name}")
+            raise TypeError(f"Cannot feed {value_range.describe_source(src)} to Tensor "
+                            f"{t.name!r} of dtype {dt.name}")
         if src.dtype != dt.np:
             if dt.np.kind in "iub" and src.dtype.kind == "f" and src.size and not np.all(
                     np.isfinite(src) & (np.floor(src) == src)):
                 raise TypeError(f"Cannot feed non-integer values of dtype {src.dtype} to "
                                 f"Tensor {t.name!r} of dtype {dt.name}")
+            if dt.np.kind in "iu" and src.dtype.kind in "iuf":
+                value_range.check_fits(t.name, dt.name, src, dt.np)
             arr = src.astype(dt.np)
         else:
             arr = src
@@ -254,6 +257,24 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
         raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor {t.name!r}, "
                          f"which has shape {str(t.shape)!r}")
     return arr
+
+
+# The placement error's wording, TensorFlow's: "Cannot assign a device for operation X".
+_PLACEMENT_ERROR = "Cannot assign a device for operation"
+
+
+def _point_at_user_code(e: errors.OpError, graph: Graph) -> None:
+    """Attaches to ``e`` the op of ``graph`` it names (an error from another task or the
+    master names the op; this graph knows where the user defined it), and for a
+    placement error, the ``tf.device`` scope that set the device."""
+    if e.op is None and e.node_def:
+        name = getattr(e.node_def, "name", e.node_def)
+        if isinstance(name, str):
+            e.op = graph._ops_by_name.get(name)
+    site = getattr(e.op, "device_defined_at", None)
+    if site and e.message.startswith(_PLACEMENT_ERROR) and "tf.device scope at" not in e.message:
+        e.message += f"; the device comes from the tf.device scope at {site}"
+        e.args = (e.message,)
 
 
 class BaseSession:
@@ -302,6 +323,20 @@ class BaseSession:
             run_metadata: Any = None) -> Any:
         """Runs the ops needed for ``fetches`` and returns their values, in the same
         nested structure (lists, tuples, dicts, namedtuples)."""
+        try:
+            return self._run_step(fetches, feed_dict, options, run_metadata)
+        except errors.OpError as e:
+            _point_at_user_code(e, self._graph)
+            if isinstance(e, (errors.InternalError, errors.UnknownError)):
+                raise  # tensorfleet's own failure: its frames are the useful part
+            # The error names the op and the user's line that built it; the framework
+            # frames between this call and the kernel would only hide that.
+            e.__cause__ = None
+            e.__suppress_context__ = True
+            raise e.with_traceback(None)
+
+    def _run_step(self, fetches: Any, feed_dict: Optional[dict], options: Any,
+                  run_metadata: Any) -> Any:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if feed_dict:

@@ -75,8 +75,18 @@ def _read(export_dir: str) -> Dict[str, Any]:
     if not os.path.isfile(path):
         raise OSError(f"SavedModel file does not exist at: {export_dir}/"
                       f"{{{SAVED_MODEL_FILENAME}}}")
-    with open(path, "r", encoding="utf-8") as f:
-        doc = json.load(f)
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except ValueError as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise errors.InvalidArgumentError(None, None, f"{path} is not a tensorfleet "
+                                                      f"SavedModel: {e}") from None
+    except RecursionError:
+        # The parser recurses once per level: a hostile file nests until it overflows.
+        raise errors.InvalidArgumentError(None, None, f"{path} is not a tensorfleet "
+                                                      f"SavedModel: it nests deeper than the "
+                                                      f"parser allows") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or \
             not isinstance(doc.get("meta_graphs"), list):
         raise errors.InvalidArgumentError(None, None, f"{path} is not a tensorfleet "

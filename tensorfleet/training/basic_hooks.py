@@ -27,7 +27,8 @@ from tensorfleet.training.session_run_hook import (SessionRunArgs, SessionRunCon
 logger = logging.getLogger(__name__)
 
 # The last four names are served by __getattr__ below, from saver_hooks.
-__all__ = ["SecondOrStepTimer", "StopAtStepHook", "LoggingTensorHook",  # noqa: F822
+__all__ = ["SecondOrStepTimer", "StopAtStepHook", "nothing_to_train_message",  # noqa: F822
+           "LoggingTensorHook",
            "NanTensorHook", "NanLossDuringTrainingError", "FinalOpsHook", "FeedFnHook",
            "GlobalStepWaiterHook", "CheckpointSaverListener", "CheckpointSaverHook",
            "StepCounterHook", "SummarySaverHook"]
@@ -106,6 +107,14 @@ class SecondOrStepTimer:
         return self._last_step
 
 
+def nothing_to_train_message(step: int, last_step: int,
+                             directory: Optional[str] = None) -> str:
+    """The one line said when training starts at or past its last step."""
+    where = f" (checkpoint directory {directory})" if directory else ""
+    return (f"already at global step {step}{where}, the last step is {last_step}: "
+            f"nothing to train; use a new checkpoint directory or a higher last step")
+
+
 class StopAtStepHook(SessionRunHook):
     """Requests a stop once the global step reaches a given value.
 
@@ -126,6 +135,9 @@ class StopAtStepHook(SessionRunHook):
         self._num_steps = num_steps
         self._last_step = last_step
         self._global_step_tensor: Any = None
+        # Where a restored global step came from, named when there is nothing to
+        # train; MonitoredTrainingSession sets it to its checkpoint_dir.
+        self.checkpoint_dir: Optional[str] = None
 
     def begin(self) -> None:
         self._global_step_tensor = require_global_step("StopAtStepHook")
@@ -136,9 +148,11 @@ class StopAtStepHook(SessionRunHook):
             self._last_step = step + self._num_steps
         if step >= self._last_step and coord is not None:
             # A run restored at (or past) the target must not take one more step:
-            # stopping the coordinator makes should_stop() true before any run.
-            logger.info("Global step %d already reached last_step %d; not training further.",
-                        step, self._last_step)
+            # stopping the coordinator makes should_stop() true before any run. A
+            # warning, not info: a rerun into an old directory otherwise looks like a
+            # successful training that did nothing.
+            logger.warning("%s", nothing_to_train_message(step, self._last_step,
+                                                          self.checkpoint_dir))
             coord.request_stop()
 
     def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:

@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional
 from tensorfleet import errors
 from tensorfleet.framework import serialization as _ser
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
-from tensorfleet.framework.graph_def import GraphDef, import_graph_def
+from tensorfleet.framework.graph_def import GraphDef, check_user_import, import_graph_def
 from tensorfleet.ops.data_flow_ops import QueueBase
 from tensorfleet.ops.variables import Variable
 from tensorfleet.training.queue_runner import QueueRunner
@@ -102,6 +102,7 @@ def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = Fals
     if input_map:
         import_graph_def(gd, input_map=input_map, name=scope or "", graph=g)
     else:
+        check_user_import(gd, g)
         _ser.import_graph_def(gd, graph=g, name_prefix=prefix)
     return _restore_collections(g, meta.collection_def, prefix, scope)
 

@@ -68,6 +68,11 @@ def _parse(data: Any, where: str) -> Dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as e:
         raise errors.InvalidArgumentError(
             None, None, f"{where} is not a tensorfleet meta graph: {e}") from None
+    except RecursionError:
+        # The parser recurses once per level: a hostile file nests until it overflows.
+        raise errors.InvalidArgumentError(
+            None, None, f"{where} is not a tensorfleet meta graph: it nests deeper than "
+                        f"the parser allows") from None
     if not isinstance(doc, dict) or doc.get("format") != META_GRAPH_FORMAT:
         raise errors.InvalidArgumentError(
             None, None, f"{where} is not a tensorfleet meta graph (format must be "

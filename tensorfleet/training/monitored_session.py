@@ -37,6 +37,7 @@ from tensorfleet.training.session_run_hook import (SessionRunArgs, SessionRunCon
                                                    SessionRunHook, SessionRunValues,
                                                    gather_run_args)
 from tensorfleet.training import saver_hooks
+from tensorfleet.training.basic_hooks import StopAtStepHook
 from tensorfleet.training.signal_hooks import StopOnSignalHook
 
 logger = logging.getLogger(__name__)
@@ -432,6 +433,9 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
         save_summaries_secs = None
 
     scaffold = scaffold or Scaffold()
+    for h in hooks or []:
+        if isinstance(h, StopAtStepHook) and checkpoint_dir and h.checkpoint_dir is None:
+            h.checkpoint_dir = checkpoint_dir
     if not is_chief:
         creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config,
                                        max_wait_secs=max_wait_secs)
@@ -460,7 +464,7 @@ def MonitoredTrainingSession(  # noqa: N802 - the TensorFlow name
             checkpoint_dir, save_steps=save_checkpoint_steps, save_secs=save_checkpoint_secs,
             scaffold=scaffold))
         # SIGTERM then ends training after the current step with a final checkpoint.
-        all_hooks.append(StopOnSignalHook())
+        all_hooks.append(StopOnSignalHook(checkpoint_dir=checkpoint_dir))
     all_hooks.extend(hooks or [])
     return MonitoredSession(session_creator=creator, hooks=all_hooks,
                             stop_grace_period_secs=stop_grace_period_secs)

@@ -386,42 +386,87 @@ class Saver:
                              f"{latest_filename!r}")
         step = None
         prefix = save_path
+        step_key = None
         if global_step is not None:
             if isinstance(global_step, (int, np.integer)):
                 step = int(global_step)
             else:
                 step = int(np.asarray(sess.run(global_step)))
-            prefix = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+                step_key = self._key_of(global_step)
+            prefix = self._step_prefix(save_path, step)
         save_dir = os.path.dirname(prefix)
         if save_dir and not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if self._is_empty:
             return None
+        prefix = self._save_at(sess, save_path, prefix, step, step_key)
+        return self._after_save(prefix, latest_filename, meta_graph_suffix, write_meta_graph,
+                                write_state)
+
+    def _step_prefix(self, save_path: str, step: int) -> str:
+        return f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+
+    def _key_of(self, global_step: Any) -> Optional[str]:
+        """The name under which this saver writes the variable ``global_step`` (a
+        variable or a tensor reading one), or None when it does not write it."""
+        op = getattr(global_step, "op", None)
+        name = getattr(op, "name", None)
+        if name is None:
+            return None
+        base = op.inputs[0].op.name if op.type in ("Identity", "ReadVariableOp") and \
+            op.inputs else name  # the ``var/read`` tensor of a variable
+        for grp in self._groups:
+            for key, var in grp.items:
+                if getattr(getattr(var, "op", None), "name", None) in (name, base):
+                    return key
+        return None
+
+    @staticmethod
+    def _staging_prefix(prefix: str) -> Tuple[str, List[str]]:
         # Saving again to a prefix that already has a checkpoint (the same step twice)
         # must not overwrite the files its index names before the new checkpoint is
         # complete: it is written whole under a temporary prefix, then its data files
         # and last its index are renamed over the old ones. A failure before that leaves
         # the old checkpoint as it was; a crash amid the renames leaves data that fails
         # the old index's checksums, which restore reports and falls back from.
+        # Returns the prefix to write under and the old files the new ones do not replace.
         legacy: List[str] = []
         staging = prefix
         if cm.checkpoint_exists(prefix):
             try:
                 old = cm.read_index(prefix)
                 directory = os.path.dirname(prefix)
-                # Files of the old checkpoint that the new one does not overwrite.
                 legacy = [os.path.join(directory, f) for f in old.shards]
                 if not isinstance(old, bundle.BundleIndex):
                     legacy.append(cm.index_path(prefix))
             except errors.OpError:
                 pass
             staging = f"{prefix}.tmp-{secrets.token_hex(4)}"
+        return staging, legacy
+
+    def _save_at(self, sess: Any, save_path: str, prefix: str, step: Optional[int],
+                 step_key: Optional[str]) -> str:
+        """Writes the data files and the index; returns the checkpoint's prefix."""
+        staging, legacy = self._staging_prefix(prefix)
         n = len(self._groups)
         legacy = [f for f in legacy if f not in
                   {bundle.data_filename(prefix, i, n) for i in range(n)}]
         written = [bundle.data_filename(staging, i, n) for i in range(n)]
         try:
             entries = self._write_shards(sess, staging)
+            held = self._scalar_written(staging, entries, step_key, n)
+            if held is not None and held != step:
+                # Another worker's step landed between reading the global step and
+                # writing it: name the checkpoint by the step it holds.
+                step = held
+                prefix = self._step_prefix(save_path, step)
+                new_staging, legacy = self._staging_prefix(prefix)
+                legacy = [f for f in legacy if f not in
+                          {bundle.data_filename(prefix, i, n) for i in range(n)}]
+                renamed = [bundle.data_filename(new_staging, i, n) for i in range(n)]
+                for src, dst in zip(written, renamed):
+                    os.replace(src, dst)
+                staging, written = new_staging, renamed
             data = bundle.build_index(n, entries)
             index_file = bundle.index_path(staging)
             try:
@@ -442,6 +487,11 @@ class Saver:
                 _remove_quietly(written + [bundle.index_path(staging)])
                 raise os_error(e, f"Failed to replace checkpoint {prefix}") from None
         _remove_quietly(legacy)
+        return prefix
+
+    def _after_save(self, prefix: str, latest_filename: str, meta_graph_suffix: str,
+                    write_meta_graph: bool, write_state: bool) -> str:
+        save_dir = os.path.dirname(prefix)
         if write_state:
             self._record_last_checkpoint(prefix)
             recorded = self._last_checkpoints or [(prefix, time.time())]
@@ -454,7 +504,7 @@ class Saver:
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         if write_meta_graph:
             self._write_meta_graph(f"{prefix}.{meta_graph_suffix}")
-        logger.info("Saved checkpoint %s (%d shard(s))", prefix, n)
+        logger.info("Saved checkpoint %s (%d shard(s))", prefix, len(self._groups))
         return prefix
 
     def _write_shards(self, sess: Any, prefix: str) -> List[Tuple[bytes, Any]]:
@@ -491,6 +541,19 @@ class Saver:
             whole.slices.extend(ordered)
             out.append((full_name.encode("utf-8"), whole))
         return out
+
+    @staticmethod
+    def _scalar_written(prefix: str, entries: List[Tuple[bytes, Any]], key: Optional[str],
+                        num_shards: int) -> Optional[int]:
+        """The integer scalar the checkpoint holds under ``key`` (None without one)."""
+        if key is None:
+            return None
+        for name, entry in entries:
+            if name == key.encode("utf-8") and not entry.slices:
+                value = np.asarray(bundle.read_entry(prefix, entry, num_shards, key))
+                if value.shape == () and np.issubdtype(value.dtype, np.integer):
+                    return int(value)
+        return None
 
     def _state_entry(self, prefix: str) -> str:
         # Relative prefixes become absolute: the state file's readers resolve

@@ -20,7 +20,10 @@ pytestmark = pytest.mark.skipif(not os.path.isdir(shm.SHM_DIR), reason="no /dev/
 
 
 def _segments():
-    return {f for f in os.listdir(shm.SHM_DIR) if f.startswith("tfleet-coll-")}
+    # This process's segments (its ranks are threads): other processes' (tests running
+    # beside, a killed rank's that a new group removes) come and go meanwhile.
+    mine = f"-{os.getpid()}-"
+    return {f for f in os.listdir(shm.SHM_DIR) if f.startswith("tfleet-coll-") and mine in f}
 
 
 def _reduce_all(n, values, reduction="sum", **opts):
@@ -107,15 +110,15 @@ def test_one_rank_that_cannot_open_a_segment_keeps_every_rank_on_the_ring(monkey
 
 def test_a_peer_segment_is_opened_only_if_name_size_and_nonce_check_out():
     nonce = os.urandom(16)
-    name = "tfleet-coll-" + os.urandom(16).hex()
+    name = shm.segment_name()
     path = os.path.join(shm.SHM_DIR, name)
     seg = shm._create(path, 4096, nonce)
     assert seg is not None
     try:
         def msg(n, nc):
-            m = np.zeros(64, np.uint8)
+            m = np.zeros(shm._MSG, np.uint8)
             m[:len(n)] = np.frombuffer(n.encode(), np.uint8)
-            m[48:] = np.frombuffer(nc, np.uint8)
+            m[shm._MSG - shm._NONCE:] = np.frombuffer(nc, np.uint8)
             return m
         opened = shm._open_peer(msg(name, nonce), 4096)
         assert opened is not None
@@ -123,7 +126,8 @@ def test_a_peer_segment_is_opened_only_if_name_size_and_nonce_check_out():
         assert shm._open_peer(msg(name, os.urandom(16)), 4096) is None  # another nonce
         assert shm._open_peer(msg(name, nonce), 8192) is None  # another size
         assert shm._open_peer(msg("../" + name, nonce), 4096) is None  # not our name
-        assert shm._open_peer(msg("tfleet-coll-" + "0" * 32, nonce), 4096) is None  # absent
+        absent = name.rsplit("-", 1)[0] + "-" + "0" * 32
+        assert shm._open_peer(msg(absent, nonce), 4096) is None  # absent
     finally:
         seg.close()
         os.unlink(path)

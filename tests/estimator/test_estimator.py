@@ -142,6 +142,7 @@ def test_train_and_evaluate_with_chief_worker_ps_and_evaluator(tmp_path):
     try:
         for role in ("ps", "chief", "worker", "evaluator"):
             env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                       TENSORFLEET_LOG_LEVEL="info",  # the evaluator's lines checked below
                        OPENBLAS_NUM_THREADS="1",
                        TF_CONFIG=json.dumps({"cluster": cluster,
                                              "task": {"type": role, "index": 0}}))

@@ -49,7 +49,7 @@ from tensorfleet.platform import tensor_bundle as bundle
 logger = logging.getLogger(__name__)
 
 SHARD_SUFFIX = ".safetensors"
-STRINGS_METADATA_KEY = "tensorfleet.strings"
+STRINGS_METADATA_KEY = "tensorfleet.api.strings"
 _CHUNK = 1 << 22
 # A safetensors header larger than this is not one we wrote (ours are small JSON).
 _MAX_HEADER_BYTES = 100 << 20
@@ -239,13 +239,16 @@ def check_restored(value: np.ndarray, tensor_name: str, var_name: str, dtype: _d
 
 
 def layout_of(tensors: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
-    """``{name: {"dtype", "shape"}}`` of the tensors a shard holds."""
+    """``{name: {"dtype", "shape"}}`` of the tensors a shard holds; an integer scalar
+    also gets its ``value`` (the global step written, which names the checkpoint)."""
     out = {}
     for name, value in tensors.items():
         arr = np.asarray(value)
         dt = "string" if arr.dtype == object or arr.dtype.kind in "SU" else \
             _dtypes.as_dtype(arr.dtype).name
         out[name] = {"dtype": dt, "shape": [int(d) for d in arr.shape]}
+        if arr.ndim == 0 and arr.dtype.kind in "iu":
+            out[name]["value"] = int(arr)
     return out
 
 
