@@ -2,39 +2,29 @@
 message (the one TensorBoard, SavedModel signatures and TensorFlow Serving requests use),
 and back.
 
-Numbers are written as ``tensor_content`` (little-endian raw bytes), strings as
-``string_val``, as TensorFlow writes them; ``make_ndarray`` also reads the typed value
-lists (``float_val``, ``int_val`` ...) that other writers use, a single value filling
-the whole shape.
+Numbers are written as ``tensor_content`` (little-endian raw bytes), strings and bools
+as their typed value lists and one value filling a shape as that single value, as
+TensorFlow writes them. Reading is ``framework/tensor_proto.py``'s, which also reads the
+typed value lists other writers use and bounds what a message may make it allocate.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
+from tensorfleet.framework import tensor_proto as _tensor_proto
 from tensorfleet.framework.tensor import Tensor
 from tensorfleet.framework.tensor_shape import as_shape
-from tensorfleet.ops.tbx_loader import tbx_module
+from tensorfleet.protos import tensor_pb2
 
-# The most elements make_ndarray fills from a shorter value list (a message of a few bytes
-# must not make it allocate without bound).
-MAX_FILL_ELEMENTS = 1 << 28
-_BY_ENUM: Dict[int, _dtypes.DType] = {d.enum: d for d in (
-    _dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8, _dtypes.int16,
-    _dtypes.int32, _dtypes.int64, _dtypes.uint8, _dtypes.uint16, _dtypes.bool,
-    _dtypes.string)}
 # The typed value list of each dtype (half_val holds float16 bit patterns).
 _VAL_FIELD = {"float32": "float_val", "float64": "double_val", "int8": "int_val",
               "int16": "int_val", "int32": "int_val", "uint8": "int_val", "uint16": "int_val",
               "int64": "int64_val", "bool": "bool_val", "float16": "half_val",
               "string": "string_val"}
-
-
-def _tensor_pb2() -> Any:
-    return tbx_module("proto.tensor_pb2")
 
 
 def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None,
@@ -103,11 +93,8 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None,
             raise ValueError(f"Too many elements provided. Needed at most {n}, but received "
                              f"{arr.size}" if arr.size > n else
                              f"make_tensor_proto: {arr.size} values do not fill shape {dims}")
-    pb = _tensor_pb2()
-    shape_pb = tbx_module("proto.tensor_shape_pb2").TensorShapeProto(
-        dim=[tbx_module("proto.tensor_shape_pb2").TensorShapeProto.Dim(size=int(d))
-             for d in arr.shape])
-    proto = pb.TensorProto(dtype=dt.enum, tensor_shape=shape_pb)
+    proto = tensor_pb2.TensorProto(dtype=dt.enum,
+                                   tensor_shape=_tensor_proto.shape_to_proto(list(arr.shape)))
     if splat is not None:
         # One value filling the shape is written once, in its typed list, as TensorFlow does.
         _typed(proto, dt, splat)
@@ -141,49 +128,11 @@ def make_ndarray(tensor: Any) -> np.ndarray:
     """The numpy array a ``TensorProto`` holds.
 
     Raises:
-      TypeError: a dtype tensorfleet does not hold (complex, quantized ...).
-      ValueError: content that does not fill the shape.
+      InvalidArgumentError: a dtype tensorfleet does not hold (complex, quantized ...),
+        an unknown dimension, content that does not fit the shape, or a shape too large
+        to believe.
     """
-    dt = _BY_ENUM.get(int(tensor.dtype))
-    if dt is None:
-        raise TypeError(f"make_ndarray: unsupported TensorProto dtype enum {tensor.dtype}")
-    dims = [int(d.size) for d in tensor.tensor_shape.dim]
-    if any(d < 0 for d in dims):
-        raise ValueError(f"make_ndarray: a TensorProto with unknown dimensions {dims} holds "
-                         f"no value")
-    n = int(np.prod(dims, dtype=np.int64))
-    if n > MAX_FILL_ELEMENTS and not tensor.tensor_content:
-        # A few bytes of typed values may ask for a huge shape: refuse before allocating.
-        raise ValueError(f"make_ndarray: shape {dims} ({n} elements) is larger than the "
-                         f"{MAX_FILL_ELEMENTS} elements a value list may fill")
-    if dt is _dtypes.string:
-        vals = list(tensor.string_val)
-        out = np.empty(len(vals), dtype=object)
-        out[:] = vals
-    elif tensor.tensor_content:
-        if len(tensor.tensor_content) != n * dt.np.itemsize:
-            raise ValueError(f"make_ndarray: {len(tensor.tensor_content)} bytes of content "
-                             f"for shape {dims} of {dt.name}")
-        return np.frombuffer(tensor.tensor_content, dtype=dt.np.newbyteorder("<")) \
-            .astype(dt.np).reshape(dims)
-    else:
-        raw = list(getattr(tensor, _VAL_FIELD[dt.name]))
-        if dt is _dtypes.float16:
-            out = np.asarray(raw, dtype=np.uint16).view(np.float16)
-        else:
-            out = np.asarray(raw, dtype=dt.np)
-    if out.size == n:
-        return out.reshape(dims)
-    if out.size == 0:
-        return np.zeros(dims, dtype=out.dtype) if dt is not _dtypes.string else \
-            np.full(dims, b"", dtype=object)
-    if out.size < n:
-        # The last value repeats to fill the shape, as TensorFlow writes splat constants.
-        full = np.empty(n, dtype=out.dtype)
-        full[:out.size] = out
-        full[out.size:] = out[-1]
-        return full.reshape(dims)
-    raise ValueError(f"make_ndarray: {out.size} values for shape {dims}")
+    return _tensor_proto.make_ndarray(tensor, "make_ndarray")
 
 
 __all__ = ["make_tensor_proto", "make_ndarray"]

@@ -11,7 +11,7 @@ import numpy as np
 from tensorfleet.framework.tensor_util import make_ndarray, make_tensor_proto
 from tensorfleet.kernels.numpy.array_kernels import invalid
 from tensorfleet.kernels.registry import KernelContext, register_kernel
-from tensorfleet.ops.tbx_loader import tbx_module
+from tensorfleet.protos import tensor_pb2
 
 
 @register_kernel("SerializeTensor")
@@ -29,9 +29,9 @@ def _parse_tensor(ctx: KernelContext, serialized: Any) -> np.ndarray:
     raw = raw.encode() if isinstance(raw, str) else raw
     want = ctx.attrs["out_type"]
     try:
-        proto = tbx_module("proto.tensor_pb2").TensorProto.FromString(raw)
+        proto = tensor_pb2.TensorProto.FromString(raw)
         value = make_ndarray(proto)
-    except Exception as e:  # protobuf's DecodeError, or a proto make_ndarray refuses
+    except Exception as e:  # protobuf's DecodeError, or a message make_ndarray refuses
         raise invalid(ctx, f"Could not parse `serialized` as TensorProto: {e}") from None
     if int(proto.dtype) != want.enum:
         raise invalid(ctx, f"Type mismatch between parsed tensor (enum {proto.dtype}) and "
