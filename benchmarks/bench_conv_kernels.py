@@ -35,17 +35,18 @@ def _median_ms(fn: Callable[[], object], repeats: int) -> float:
 
 
 def _tensorfleet_calls(x: np.ndarray, w: np.ndarray, dy: np.ndarray) -> Dict[str, Callable]:
-    from tensorfleet.kernels.numpy import nn_conv_kernels as k
+    # The kernels of the CPU backend in use (oneDNN where it loads; TENSORFLEET_CPU_KERNELS
+    # =numpy for the reference ones), as a graph would run them.
+    from tensorfleet.kernels.registry import KernelContext, get_kernel
 
-    class Ctx:
-        op_name = "bench"
-        attrs = {"strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC",
-                 "dilations": [1, 1, 1, 1]}
-
-    ctx = Ctx()
-    return {"fwd": lambda: k._conv2d(ctx, x, w),
-            "filter_grad": lambda: k._conv2d_backprop_filter(ctx, x, np.array(w.shape), dy),
-            "input_grad": lambda: k._conv2d_backprop_input(ctx, np.array(x.shape), w, dy)}
+    attrs = {"strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC",
+             "dilations": [1, 1, 1, 1]}
+    ctx = KernelContext("bench", "Conv2D", attrs, None, {})
+    fwd, fgrad, igrad = (get_kernel(op) for op in (
+        "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput"))
+    return {"fwd": lambda: fwd(ctx, x, w),
+            "filter_grad": lambda: fgrad(ctx, x, np.array(w.shape), dy),
+            "input_grad": lambda: igrad(ctx, np.array(x.shape), w, dy)}
 
 
 def _tensorflow_calls(x: np.ndarray, w: np.ndarray, dy: np.ndarray) -> Dict[str, Callable]:
@@ -76,6 +77,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         w = rng.rand(*ws).astype(np.float32)
         dy = rng.rand(*xs[:3], ws[3]).astype(np.float32)
         row = {"framework": args.framework, "input": list(xs), "filter": list(ws)}
+        if args.framework == "tensorfleet":
+            import tensorfleet
+            row["cpu_kernels"] = tensorfleet.cpu_kernel_backend()
         for name, fn in make(x, w, dy).items():
             row[f"{name}_ms"] = round(_median_ms(fn, args.repeats), 2)
         flops = 2.0 * np.prod(dy.shape) * ws[0] * ws[1] * ws[2]

@@ -23,6 +23,15 @@ _DEVICE_TYPES: List[str] = ["CPU"]
 
 _SOFT_HINT = "Set allow_soft_placement=True in the ConfigProto to run it on a CPU."
 
+# Kernel backends: a faster library's kernels plug in beside a device type's reference
+# kernels (``_KERNELS``), under a backend name: (op type, device type, backend) -> kernel.
+# The backend in use for a device type is chosen once, on the first kernel lookup for
+# that type, by the chooser registered for it (``set_backend_chooser``); ops the chosen
+# backend has no kernel for run the reference kernel.
+_BACKEND_KERNELS: Dict[Tuple[str, str, str], Kernel] = {}
+_BACKEND_CHOOSERS: Dict[str, Callable[[], Optional[str]]] = {}
+_ACTIVE_BACKENDS: Dict[str, Optional[str]] = {}
+
 
 def register_device_type(device_type: str) -> None:
     """Makes ``device_type`` (e.g. ``"GPU"``) a device type that kernels can be
@@ -47,6 +56,10 @@ def unregister_device_type(device_type: str) -> None:
         _DEVICE_TYPES.remove(name)
     for key in [k for k in _KERNELS if k[1] == name]:
         del _KERNELS[key]
+    for bkey in [k for k in _BACKEND_KERNELS if k[1] == name]:
+        del _BACKEND_KERNELS[bkey]
+    _BACKEND_CHOOSERS.pop(name, None)
+    _ACTIVE_BACKENDS.pop(name, None)
 
 
 def registered_device_types() -> Tuple[str, ...]:
@@ -76,9 +89,64 @@ def register_kernel(op_type: str, device_type: str = "CPU") -> Callable[[Kernel]
     return deco
 
 
+def register_backend_kernel(op_type: str, device_type: str,
+                            backend: str) -> Callable[[Kernel], Kernel]:
+    """Decorator registering ``fn`` as backend ``backend``'s kernel of ``op_type`` on
+    ``device_type``; it runs instead of the reference kernel while that backend is the
+    one in use for the device type (``active_backend``)."""
+    name = _device_type_name(device_type)
+    if name not in _DEVICE_TYPES:
+        raise ValueError(f"Cannot register a {backend} kernel on device type {name!r}: it is "
+                         f"not a registered device type {list(_DEVICE_TYPES)}")
+
+    def deco(fn: Kernel) -> Kernel:
+        _BACKEND_KERNELS[(op_type, name, backend)] = fn
+        return fn
+
+    return deco
+
+
+def set_backend_chooser(device_type: str, chooser: Callable[[], Optional[str]]) -> None:
+    """Registers the function that picks ``device_type``'s backend (a name, or None for
+    the reference kernels) on the first kernel lookup; forgets an earlier choice."""
+    name = _device_type_name(device_type)
+    _BACKEND_CHOOSERS[name] = chooser
+    _ACTIVE_BACKENDS.pop(name, None)
+
+
+def set_active_backend(device_type: str, backend: Optional[str]) -> None:
+    """Makes ``backend`` (None: the reference kernels) the one in use on ``device_type``
+    for every kernel looked up from now on (graphs already compiled keep theirs)."""
+    _ACTIVE_BACKENDS[_device_type_name(device_type)] = backend
+
+
+def active_backend(device_type: str = "CPU") -> Optional[str]:
+    """The backend in use on ``device_type`` (None: its reference kernels), choosing it
+    now if no lookup has yet."""
+    name = _device_type_name(device_type)
+    if name not in _ACTIVE_BACKENDS:
+        chooser = _BACKEND_CHOOSERS.get(name)
+        _ACTIVE_BACKENDS[name] = chooser() if chooser is not None else None
+    return _ACTIVE_BACKENDS[name]
+
+
+def reference_kernel(op_type: str, device_type: str = "CPU") -> Optional[Kernel]:
+    """The reference kernel of ``op_type`` on ``device_type`` (None when it has none)."""
+    return _KERNELS.get((op_type, _device_type_name(device_type)))
+
+
+def _lookup(op_type: str, device_type: str) -> Optional[Kernel]:
+    backend = active_backend(device_type) if device_type.isidentifier() else None
+    if backend is not None:
+        k = _BACKEND_KERNELS.get((op_type, device_type, backend))
+        if k is not None:
+            return k
+    return _KERNELS.get((op_type, device_type))
+
+
 def get_kernel(op_type: str, device_type: str = "CPU") -> Kernel:
     """The kernel for an op type, falling back to CPU; NotFoundError when missing."""
-    k = _KERNELS.get((op_type, (device_type or "CPU").upper())) or _KERNELS.get((op_type, "CPU"))
+    k = _lookup(op_type, (device_type or "CPU").upper()) or _lookup(op_type, "CPU")
     if k is None:
         raise errors.NotFoundError(None, None,
                                    f"No kernel registered for op {op_type!r} on {device_type}")
@@ -106,10 +174,10 @@ def resolve_kernel(op_type: str, op_name: str, device: str,
         raise errors.InvalidArgumentError(
             op_name, None, f"Operation {op_name} has an invalid device {device!r}: {e}") from None
     dtype = spec.device_type or "CPU"
-    k = _KERNELS.get((op_type, dtype))
+    k = _lookup(op_type, dtype)
     if k is not None:
         return k
-    cpu = _KERNELS.get((op_type, "CPU"))
+    cpu = _lookup(op_type, "CPU")
     if dtype != "CPU" and not allow_soft_placement:
         if dtype not in _DEVICE_TYPES:
             raise errors.InvalidArgumentError(
@@ -200,6 +268,8 @@ def set_current_step(step: Optional[StepState]) -> Optional[StepState]:
 
 
 __all__ = ["register_kernel", "get_kernel", "has_kernel", "resolve_kernel",
+           "register_backend_kernel", "set_backend_chooser", "set_active_backend",
+           "active_backend", "reference_kernel",
            "register_device_type", "unregister_device_type", "registered_device_types",
            "KernelContext", "StepState",
            "DeadlineStep", "DEAD", "set_current_step"]

@@ -7,7 +7,7 @@ for as long as its step (a queue, a synchronous replica waiting for its peers).
 (a chief whose aggregation loop waits for gradients that no worker will send) exits
 instead of waiting for it, and threads idle for ``IDLE_SECS`` end by themselves.
 
-**BLAS.**
+**BLAS and oneDNN.** (oneDNN's OpenMP threads get the same limit as BLAS's.)
 
 numpy's BLAS starts one thread per core for every large matmul, and its idle
 threads spin for a while before they sleep. When several tasks share a machine
@@ -59,6 +59,8 @@ from typing import Any, Callable, Iterable, Optional
 
 from threadpoolctl import threadpool_limits
 
+from tensorfleet.kernels.onednn import threads as onednn_threads
+
 logger = logging.getLogger(__name__)
 
 ENV = "TENSORFLEET_BLAS_THREADS"
@@ -81,13 +83,17 @@ _next_look = 0.0
 
 
 def set_blas_threads(n: int) -> None:
-    """Limits BLAS to ``n`` threads for the whole process (0 leaves it alone)."""
+    """Limits BLAS, and oneDNN's OpenMP team, to ``n`` threads for the whole process
+    (0 leaves them alone)."""
     global _limiter, _current
     if n <= 0 or n == _current:
         return
     _limiter = threadpool_limits(limits=n, user_api="blas")
+    # oneDNN's convolutions follow the same policy; the two never run at once (the
+    # executor runs a step's kernels one after the other).
+    onednn_threads.set_limit(n)
     _current = n
-    logger.debug("BLAS limited to %d thread(s) in this process", n)
+    logger.debug("BLAS and oneDNN limited to %d thread(s) in this process", n)
 
 
 def blas_threads() -> Optional[int]:

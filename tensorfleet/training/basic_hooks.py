@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from tensorfleet.framework.graph import get_default_graph
+from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training import training_util
 from tensorfleet.training.session_run_hook import (SessionRunArgs, SessionRunContext,
                                                    SessionRunHook, SessionRunValues)
@@ -147,13 +148,33 @@ class StopAtStepHook(SessionRunHook):
         if self._last_step is None:
             self._last_step = step + self._num_steps
         if step >= self._last_step and coord is not None:
-            # A run restored at (or past) the target must not take one more step:
-            # stopping the coordinator makes should_stop() true before any run. A
-            # warning, not info: a rerun into an old directory otherwise looks like a
-            # successful training that did nothing.
-            logger.warning("%s", nothing_to_train_message(step, self._last_step,
-                                                          self.checkpoint_dir))
+            # A run at (or past) the target must not take one more step: stopping the
+            # coordinator makes should_stop() true before any run.
+            if self._restored_at_last_step():
+                # A warning, not info: a rerun into an old directory otherwise looks
+                # like a successful training that did nothing.
+                logger.warning("%s", nothing_to_train_message(step, self._last_step,
+                                                              self.checkpoint_dir))
+            else:
+                # The other workers took the job to its last step while this session
+                # was being made: the job is done, not misdirected.
+                logger.info("global step %d reached the last step %d while this session "
+                            "started: the other workers trained the rest", step,
+                            self._last_step)
             coord.request_stop()
+
+    def _restored_at_last_step(self) -> bool:
+        """Whether the checkpoint directory held the last step before this run (a rerun
+        into an old directory); True when there is no directory to tell by."""
+        if not self.checkpoint_dir:
+            return True
+        latest = cm.latest_checkpoint(self.checkpoint_dir)
+        if latest is None:
+            return False
+        try:
+            return int(latest.rsplit("-", 1)[1]) >= self._last_step
+        except (IndexError, ValueError):
+            return True
 
     def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._global_step_tensor)

@@ -1,5 +1,7 @@
 """Math ops: forward values against numpy, numerical gradient checks, error cases."""
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,14 @@ import tensorfleet as tf
 from tensorfleet.testing.gradient_checker import check_gradients
 
 RNG = np.random.RandomState(0)
+
+
+@pytest.fixture(autouse=True)
+def _values_of_this_test_alone(request):
+    # Each test draws the same values whichever tests ran before it in this process (the
+    # parallel run deals tests to workers in any order): a draw that puts maximum's two
+    # inputs within the numerical gradient's step of each other cannot come and go.
+    RNG.seed(zlib.crc32(request.node.nodeid.encode("utf-8")))
 
 
 def run(t, feed=None):

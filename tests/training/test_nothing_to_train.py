@@ -64,3 +64,24 @@ def test_an_estimator_past_max_steps_says_nothing_to_train(tmp_path, caplog):
     lines = [r.getMessage() for r in caplog.records if "nothing to train" in r.getMessage()]
     assert len(lines) == 1, caplog.text
     assert "already at global step 2" in lines[0] and str(tmp_path) in lines[0]
+
+
+def test_a_job_the_other_workers_finished_is_not_called_a_rerun(tmp_path, caplog):
+    """The global step is at the last step when the session starts, but the checkpoint
+    directory never held it: the other workers trained it meanwhile, so no warning."""
+    g = tf.Graph()
+    with g.as_default():
+        step = tf.train.get_or_create_global_step()
+        hook = tf.train.StopAtStepHook(last_step=5)
+        hook.checkpoint_dir = str(tmp_path)  # empty: no checkpoint at the last step
+        hook.begin()
+        coord = tf.train.Coordinator()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(step, 5))
+            with caplog.at_level(logging.INFO, logger="tensorfleet"):
+                hook.after_create_session(sess, coord)
+    assert coord.should_stop()
+    assert not [r for r in caplog.records if "nothing to train" in r.getMessage()], caplog.text
+    assert any("the other workers trained the rest" in r.getMessage()
+               for r in caplog.records), caplog.text

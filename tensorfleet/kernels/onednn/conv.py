@@ -1,0 +1,160 @@
+"""oneDNN kernels of 2-D convolution: ``Conv2D``, ``Conv2DBackpropInput`` and
+``Conv2DBackpropFilter``, NHWC or NCHW, any strides, dilations, SAME or VALID.
+
+Activations stay in the caller's layout (oneDNN's AVX-512 convolutions read and write
+NHWC directly); the filter goes into the blocked layout the primitive asks for, and
+the filter gradient comes back out of it, through reorders cached with the plan.
+float32 only: other dtypes, and shapes oneDNN declines, run the numpy kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tensorfleet.kernels.onednn import library as dnnl
+from tensorfleet.kernels.onednn import plan as plans
+from tensorfleet.kernels.onednn.window import (
+    FORMATS, Window, data_format, to_format, window)
+from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
+from tensorfleet.kernels.registry import KernelContext, register_backend_kernel
+
+
+def _descs(lib: dnnl.Library, g: Window, o: int, fmt: str):
+    tag = FORMATS[fmt]
+    src = dnnl.MemoryDesc(lib, (g.n, g.c, g.h, g.w), tag)
+    dst = dnnl.MemoryDesc(lib, (g.n, o, g.oh, g.ow), tag)
+    w_user = dnnl.MemoryDesc(lib, (o, g.c) + g.kernel, dnnl.TAG_HWIO)
+    w_any = dnnl.MemoryDesc(lib, (o, g.c) + g.kernel, dnnl.TAG_ANY)
+    return src, dst, w_user, w_any
+
+
+def _forward_pd(lib: dnnl.Library, g: Window, src: Any, w_any: Any, dst: Any) -> Any:
+    return dnnl.primitive_desc(
+        lib, "dnnl_convolution_forward_primitive_desc_create", lib.engine,
+        dnnl.FORWARD_TRAINING, dnnl.CONVOLUTION_DIRECT, src.handle, w_any.handle, None,
+        dst.handle, dnnl.dims(g.strides), dnnl.dims(g.dilations), dnnl.dims(g.pad_l),
+        dnnl.dims(g.pad_r), None)
+
+
+def _geometry(ctx: KernelContext, x_shape: Any, f_shape: Any) -> Optional[tuple]:
+    """(format, window, out channels) or None for what the reference must handle."""
+    fmt = data_format(ctx.attrs)
+    if fmt is None or len(x_shape) != 4 or len(f_shape) != 4:
+        return None
+    kh, kw, c, o = (int(d) for d in f_shape)
+    g = window(x_shape, (kh, kw), ctx.attrs, fmt)
+    if g is None or g.c != c or o < 1:
+        return None
+    return fmt, g, o
+
+
+def _build_forward(fmt: str, g: Window, o: int):
+    def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
+        src, dst, w_user, w_any = _descs(lib, g, o, fmt)
+        prim = dnnl.Primitive(lib, _forward_pd(lib, g, src, w_any, dst))
+        p = plans.Plan(lib)
+        x = p.input("x", src, prim.md(dnnl.QUERY_SRC_MD))
+        w = p.input("w", w_user, prim.md(dnnl.QUERY_WEIGHTS_MD))
+        y = p.output("y", dst, prim.md(dnnl.QUERY_DST_MD))
+        p.add(prim, [(dnnl.ARG_SRC, x), (dnnl.ARG_WEIGHTS, w), (dnnl.ARG_DST, y)])
+        return p
+    return build
+
+
+def _build_backward_data(fmt: str, g: Window, o: int):
+    def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
+        src, dst, w_user, w_any = _descs(lib, g, o, fmt)
+        hint = dnnl.Primitive(lib, _forward_pd(lib, g, src, w_any, dst))
+        pd = dnnl.primitive_desc(
+            lib, "dnnl_convolution_backward_data_primitive_desc_create", lib.engine,
+            dnnl.CONVOLUTION_DIRECT, src.handle, w_any.handle, dst.handle,
+            dnnl.dims(g.strides), dnnl.dims(g.dilations), dnnl.dims(g.pad_l),
+            dnnl.dims(g.pad_r), hint.pd, None)
+        prim = dnnl.Primitive(lib, pd)
+        p = plans.Plan(lib)
+        w = p.input("w", w_user, prim.md(dnnl.QUERY_WEIGHTS_MD))
+        dy = p.input("dy", dst, prim.md(dnnl.QUERY_DIFF_DST_MD))
+        dx = p.output("dx", src, prim.md(dnnl.QUERY_DIFF_SRC_MD))
+        p.add(prim, [(dnnl.ARG_WEIGHTS, w), (dnnl.ARG_DIFF_DST, dy), (dnnl.ARG_DIFF_SRC, dx)])
+        p.keep = hint  # the backward descriptor refers to its forward hint
+        return p
+    return build
+
+
+def _build_backward_weights(fmt: str, g: Window, o: int):
+    def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
+        src, dst, w_user, w_any = _descs(lib, g, o, fmt)
+        hint = dnnl.Primitive(lib, _forward_pd(lib, g, src, w_any, dst))
+        pd = dnnl.primitive_desc(
+            lib, "dnnl_convolution_backward_weights_primitive_desc_create", lib.engine,
+            dnnl.CONVOLUTION_DIRECT, src.handle, w_any.handle, None, dst.handle,
+            dnnl.dims(g.strides), dnnl.dims(g.dilations), dnnl.dims(g.pad_l),
+            dnnl.dims(g.pad_r), hint.pd, None)
+        prim = dnnl.Primitive(lib, pd)
+        p = plans.Plan(lib)
+        x = p.input("x", src, prim.md(dnnl.QUERY_SRC_MD))
+        dy = p.input("dy", dst, prim.md(dnnl.QUERY_DIFF_DST_MD))
+        dw = p.output("dw", w_user, prim.md(dnnl.QUERY_DIFF_WEIGHTS_MD))
+        p.add(prim, [(dnnl.ARG_SRC, x), (dnnl.ARG_DIFF_DST, dy), (dnnl.ARG_DIFF_WEIGHTS, dw)])
+        p.keep = hint
+        return p
+    return build
+
+
+def _key(op: str, fmt: str, g: Window, o: int) -> tuple:
+    return (op, fmt, tuple(g), o, "float32")
+
+
+@register_backend_kernel("Conv2D", "CPU", BACKEND)
+def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
+    """``Conv2D`` through oneDNN (the numpy kernel for what oneDNN does not run)."""
+    geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w) else None
+    if geo is not None:
+        fmt, g, o = geo
+        plan, n = plans.cached(_key("Conv2D", fmt, g, o), _build_forward(fmt, g, o))
+        if plan is not None:
+            y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
+            plan.run(n, x=np.ascontiguousarray(x), w=np.ascontiguousarray(w), y=y)
+            return y
+    return reference("Conv2D")(ctx, x, w)
+
+
+@register_backend_kernel("Conv2DBackpropInput", "CPU", BACKEND)
+def conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any,
+                          dy: Any) -> np.ndarray:
+    """``Conv2DBackpropInput`` through oneDNN."""
+    sizes = [int(d) for d in np.asarray(input_sizes).reshape(-1)]
+    geo = _geometry(ctx, sizes, w.shape) if all_f32(w, dy) and len(sizes) == 4 else None
+    if geo is not None:
+        fmt, g, o = geo
+        if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
+            plan, n = plans.cached(_key("Conv2DBackpropInput", fmt, g, o),
+                                   _build_backward_data(fmt, g, o))
+            if plan is not None:
+                dx = np.empty(to_format(g.n, g.c, g.h, g.w, fmt), np.float32)
+                plan.run(n, w=np.ascontiguousarray(w), dy=np.ascontiguousarray(dy), dx=dx)
+                return dx
+    return reference("Conv2DBackpropInput")(ctx, input_sizes, w, dy)
+
+
+@register_backend_kernel("Conv2DBackpropFilter", "CPU", BACKEND)
+def conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
+                           dy: Any) -> np.ndarray:
+    """``Conv2DBackpropFilter`` through oneDNN."""
+    sizes = [int(d) for d in np.asarray(filter_sizes).reshape(-1)]
+    geo = _geometry(ctx, x.shape, sizes) if all_f32(x, dy) and len(sizes) == 4 else None
+    if geo is not None:
+        fmt, g, o = geo
+        if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
+            plan, n = plans.cached(_key("Conv2DBackpropFilter", fmt, g, o),
+                                   _build_backward_weights(fmt, g, o))
+            if plan is not None:
+                dw = np.empty(tuple(sizes), np.float32)
+                plan.run(n, x=np.ascontiguousarray(x), dy=np.ascontiguousarray(dy), dw=dw)
+                return dw
+    return reference("Conv2DBackpropFilter")(ctx, x, filter_sizes, dy)
+
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"]

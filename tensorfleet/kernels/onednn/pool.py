@@ -1,0 +1,153 @@
+"""oneDNN kernels of 2-D max and average pooling and their gradients (``MaxPool``,
+``AvgPool``, ``MaxPoolGrad``, ``AvgPoolGrad``), NHWC or NCHW, SAME or VALID.
+
+Average pooling leaves SAME padding out of each window's count, as TensorFlow does
+(oneDNN's ``pooling_avg_exclude_padding``); max pooling never picks padding.
+``MaxPoolGrad`` gets the pooled input, not oneDNN's record of where each maximum
+was, so its plan runs the forward pooling again into a workspace first: that
+routes each window's gradient to its first maximum, as the numpy kernel does.
+float32 only; other dtypes run the numpy kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from tensorfleet.kernels.onednn import library as dnnl
+from tensorfleet.kernels.onednn import plan as plans
+from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
+from tensorfleet.kernels.onednn.window import (
+    FORMATS, Window, data_format, spatial, to_format, window)
+from tensorfleet.kernels.registry import KernelContext, register_backend_kernel
+
+
+def _geometry(ctx: KernelContext, shape: Any) -> Optional[Tuple[str, Window]]:
+    fmt = data_format(ctx.attrs)
+    k = ctx.attrs.get("ksize")
+    if fmt is None or k is None or len(k) != 4 or len(shape) != 4:
+        return None
+    g = window(shape, spatial(k, fmt), ctx.attrs, fmt)
+    return None if g is None else (fmt, g)
+
+
+def _descs(lib: dnnl.Library, g: Window, fmt: str):
+    tag = FORMATS[fmt]
+    return (dnnl.MemoryDesc(lib, (g.n, g.c, g.h, g.w), tag),
+            dnnl.MemoryDesc(lib, (g.n, g.c, g.oh, g.ow), tag))
+
+
+def _forward_pd(lib: dnnl.Library, g: Window, prop: int, alg: int, src: Any, dst: Any) -> Any:
+    return dnnl.primitive_desc(
+        lib, "dnnl_pooling_forward_primitive_desc_create", lib.engine, prop, alg, src.handle,
+        dst.handle, dnnl.dims(g.strides), dnnl.dims(g.kernel), dnnl.dims((0, 0)),
+        dnnl.dims(g.pad_l), dnnl.dims(g.pad_r), None)
+
+
+def _backward_pd(lib: dnnl.Library, g: Window, alg: int, src: Any, dst: Any, hint: Any) -> Any:
+    return dnnl.primitive_desc(
+        lib, "dnnl_pooling_backward_primitive_desc_create", lib.engine, alg, src.handle,
+        dst.handle, dnnl.dims(g.strides), dnnl.dims(g.kernel), dnnl.dims((0, 0)),
+        dnnl.dims(g.pad_l), dnnl.dims(g.pad_r), hint, None)
+
+
+def _alg(op: str) -> int:
+    return dnnl.POOLING_MAX if op.startswith("Max") else dnnl.POOLING_AVG_EXCLUDE_PADDING
+
+
+def _build_forward(op: str, fmt: str, g: Window):
+    def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
+        src, dst = _descs(lib, g, fmt)
+        prim = dnnl.Primitive(lib, _forward_pd(lib, g, dnnl.FORWARD_INFERENCE, _alg(op), src,
+                                               dst))
+        p = plans.Plan(lib)
+        x = p.input("x", src, prim.md(dnnl.QUERY_SRC_MD))
+        y = p.output("y", dst, prim.md(dnnl.QUERY_DST_MD))
+        p.add(prim, [(dnnl.ARG_SRC, x), (dnnl.ARG_DST, y)])
+        return p
+    return build
+
+
+def _build_backward(op: str, fmt: str, g: Window):
+    def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
+        src, dst = _descs(lib, g, fmt)
+        alg = _alg(op)
+        fwd = dnnl.Primitive(lib, _forward_pd(lib, g, dnnl.FORWARD_TRAINING, alg, src, dst))
+        bwd = dnnl.Primitive(lib, _backward_pd(lib, g, alg, src, dst, fwd.pd))
+        p = plans.Plan(lib)
+        if alg == dnnl.POOLING_MAX:
+            x = p.input("x", src, fwd.md(dnnl.QUERY_SRC_MD))
+            ws = p.scratch(fwd.md(dnnl.QUERY_WORKSPACE_MD))
+            y = p.scratch(fwd.md(dnnl.QUERY_DST_MD))
+            p.add(fwd, [(dnnl.ARG_SRC, x), (dnnl.ARG_DST, y), (dnnl.ARG_WORKSPACE, ws)])
+        dy = p.input("dy", dst, bwd.md(dnnl.QUERY_DIFF_DST_MD))
+        dx = p.output("dx", src, bwd.md(dnnl.QUERY_DIFF_SRC_MD))
+        args = [(dnnl.ARG_DIFF_DST, dy), (dnnl.ARG_DIFF_SRC, dx)]
+        if alg == dnnl.POOLING_MAX:
+            args.append((dnnl.ARG_WORKSPACE, ws))
+        p.add(bwd, args)
+        p.keep = fwd
+        return p
+    return build
+
+
+def _pool(op: str, ctx: KernelContext, x: Any) -> np.ndarray:
+    geo = _geometry(ctx, x.shape) if all_f32(x) else None
+    if geo is not None:
+        fmt, g = geo
+        plan, n = plans.cached((op, fmt, tuple(g), "float32"), _build_forward(op, fmt, g))
+        if plan is not None:
+            y = np.empty(to_format(g.n, g.c, g.oh, g.ow, fmt), np.float32)
+            plan.run(n, x=np.ascontiguousarray(x), y=y)
+            return y
+    return reference(op)(ctx, x)
+
+
+@register_backend_kernel("MaxPool", "CPU", BACKEND)
+def max_pool(ctx: KernelContext, x: Any) -> np.ndarray:
+    """``MaxPool`` through oneDNN."""
+    return _pool("MaxPool", ctx, x)
+
+
+@register_backend_kernel("AvgPool", "CPU", BACKEND)
+def avg_pool(ctx: KernelContext, x: Any) -> np.ndarray:
+    """``AvgPool`` through oneDNN."""
+    return _pool("AvgPool", ctx, x)
+
+
+@register_backend_kernel("MaxPoolGrad", "CPU", BACKEND)
+def max_pool_grad(ctx: KernelContext, x: Any, y: Any, dy: Any) -> np.ndarray:
+    """``MaxPoolGrad`` through oneDNN."""
+    geo = _geometry(ctx, x.shape) if all_f32(x, dy) else None
+    if geo is not None:
+        fmt, g = geo
+        out = to_format(g.n, g.c, g.oh, g.ow, fmt)
+        if tuple(dy.shape) == out and tuple(y.shape) == out:
+            plan, n = plans.cached(("MaxPoolGrad", fmt, tuple(g), "float32"),
+                                   _build_backward("MaxPoolGrad", fmt, g))
+            if plan is not None:
+                dx = np.empty(x.shape, np.float32)
+                plan.run(n, x=np.ascontiguousarray(x), dy=np.ascontiguousarray(dy), dx=dx)
+                return dx
+    return reference("MaxPoolGrad")(ctx, x, y, dy)
+
+
+@register_backend_kernel("AvgPoolGrad", "CPU", BACKEND)
+def avg_pool_grad(ctx: KernelContext, sizes: Any, dy: Any) -> np.ndarray:
+    """``AvgPoolGrad`` through oneDNN."""
+    shape = [int(d) for d in np.asarray(sizes).reshape(-1)]
+    geo = _geometry(ctx, shape) if all_f32(dy) and len(shape) == 4 else None
+    if geo is not None:
+        fmt, g = geo
+        if tuple(dy.shape) == to_format(g.n, g.c, g.oh, g.ow, fmt):
+            plan, n = plans.cached(("AvgPoolGrad", fmt, tuple(g), "float32"),
+                                   _build_backward("AvgPoolGrad", fmt, g))
+            if plan is not None:
+                dx = np.empty(tuple(shape), np.float32)
+                plan.run(n, dy=np.ascontiguousarray(dy), dx=dx)
+                return dx
+    return reference("AvgPoolGrad")(ctx, sizes, dy)
+
+
+__all__ = ["max_pool", "avg_pool", "max_pool_grad", "avg_pool_grad"]

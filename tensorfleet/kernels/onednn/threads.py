@@ -1,0 +1,39 @@
+"""How many OpenMP threads oneDNN's primitives use in this process.
+
+oneDNN's GNU OpenMP build sizes its teams from ``omp_get_max_threads`` and fixes
+a primitive's thread partitioning when the primitive is built, so the limit is part
+of every primitive cache key and is applied to the executing thread before each
+run. ``tensorfleet.runtime.threads`` sets it together with the BLAS limit (the same
+contention policy for both libraries); a process that never sets one uses the cores
+it may run on. oneDNN primitives run one at a time in a process (see
+``library.Library.lock``) and the executor runs a step's kernels one after the
+other, so the OpenMP team and BLAS's threads never run at the same moment.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+_limit: Optional[int] = None
+
+
+def set_limit(n: int) -> None:
+    """Uses ``n`` OpenMP threads for oneDNN primitives from now on (``n`` >= 1)."""
+    global _limit
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"oneDNN thread limit must be a positive int, got {n!r}")
+    _limit = n
+
+
+def limit() -> int:
+    """The thread limit in force: the one set, or the cores this process may run on."""
+    if _limit is not None:
+        return _limit
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+__all__ = ["set_limit", "limit"]

@@ -1,0 +1,67 @@
+"""Shared helpers of the oneDNN kernel tests: run a graph under one CPU kernel backend."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List
+
+import contextlib
+from unittest import mock
+
+import numpy as np
+
+import tensorfleet as tf
+from tensorfleet.kernels import registry
+
+
+def run_under(backend: str, build: Callable[[], List[Any]], feeds: Callable[[Dict], Dict]
+              ) -> List[np.ndarray]:
+    """Builds a fresh graph with ``build`` (its fetches) and runs it with ``backend``'s
+    CPU kernels; ``feeds`` maps the graph's placeholders (by name) to values."""
+    tf.set_cpu_kernel_backend(backend)
+    try:
+        with tf.Graph().as_default() as g:
+            fetches = build()
+            with tf.Session() as sess:
+                return sess.run(fetches, feed_dict=feeds(g))
+    finally:
+        tf.set_cpu_kernel_backend(None)
+
+
+def kernel_in_use(op_type: str, backend: str) -> Any:
+    """The kernel a graph compiled under ``backend`` runs for ``op_type`` on CPU."""
+    tf.set_cpu_kernel_backend(backend)
+    try:
+        return registry.resolve_kernel(op_type, "probe", "", False)
+    finally:
+        tf.set_cpu_kernel_backend(None)
+
+
+def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    """float32 agreement up to summation order: relative to the largest magnitude."""
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-5 * scale, err_msg=what)
+
+
+@contextlib.contextmanager
+def counting_plan_runs():
+    """Counts the oneDNN plans run inside the block (a list holding the count)."""
+    from tensorfleet.kernels.onednn import plan
+    count = [0]
+    real = plan.Plan.run
+
+    def run(self, *args, **kwargs):
+        count[0] += 1
+        return real(self, *args, **kwargs)
+
+    with mock.patch.object(plan.Plan, "run", run):
+        yield count
+
+
+def onednn_loads() -> bool:
+    """Whether oneDNN can be used in this process (whatever backend is selected)."""
+    from tensorfleet.kernels.onednn import library
+    try:
+        library.load()
+        return True
+    except library.LibraryUnavailable:
+        return False

@@ -1,0 +1,50 @@
+"""oneDNN's OpenMP threads: the limit follows the BLAS policy, and primitives are
+built with the thread count they run with."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tensorfleet.kernels.onednn import library, plan, threads
+from tensorfleet.runtime import threads as runtime_threads
+
+from tests.kernels.onednn.backend_helpers import onednn_loads
+
+pytestmark = pytest.mark.skipif(not onednn_loads(),
+                                reason="oneDNN cannot load on this platform")
+
+
+def test_blas_limit_is_onednn_limit(monkeypatch):
+    monkeypatch.setattr(threads, "_limit", None)
+    monkeypatch.setattr(runtime_threads, "_current", None)
+    monkeypatch.setattr(runtime_threads, "threadpool_limits", lambda **kw: None)
+    runtime_threads.set_blas_threads(1)
+    assert threads.limit() == 1
+    runtime_threads.set_blas_threads(3)
+    assert threads.limit() == 3
+
+
+def test_limit_rejects_non_positive():
+    with pytest.raises(ValueError, match="positive"):
+        threads.set_limit(0)
+
+
+def test_plans_are_built_under_the_thread_count_they_run_with(monkeypatch):
+    lib = library.load()
+    seen = []
+    monkeypatch.setattr(threads, "_limit", 1)
+
+    def build(lib_, n):
+        # The building thread's OpenMP setting decides the primitives' partitioning.
+        seen.append((n, lib_._threads.n))
+        return plan.Plan(lib_)
+
+    key = ("probe", np.random.default_rng().integers(1 << 30))
+    monkeypatch.setattr(lib._threads, "n", 2, raising=False)
+    plan.cached(key, build)
+    assert seen == [(1, 1)]
+    # Another limit is another plan.
+    monkeypatch.setattr(threads, "_limit", 2)
+    plan.cached(key, build)
+    assert seen == [(1, 1), (2, 2)]
