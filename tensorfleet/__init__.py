@@ -24,7 +24,7 @@ for _name in _public:
         _sys.modules.setdefault(f"{__name__}.{_name}", _value)
 del _name, _value
 
-__version__ = "0.1.0"
+from tensorfleet.platform.build_info import VERSION as __version__  # noqa: E402
 VERSION = __version__  # tf.VERSION: the version string under its 1.x name
 
 

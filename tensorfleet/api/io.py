@@ -16,10 +16,15 @@ from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOpt
 
 from tensorfleet.api import io_gfile as gfile
 
-__all__ = ["FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue",
-           "QueueBase", "RandomShuffleQueue", "SparseFeature", "TFRecordCompressionType",
-           "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_csv",
-           "decode_image", "decode_jpeg", "decode_png", "decode_raw", "encode_base64",
-           "encode_jpeg", "encode_png", "gfile", "match_filenames_once", "matching_files",
-           "parse_example", "parse_single_example", "parse_single_sequence_example",
-           "read_file", "tf_record_iterator", "write_file", "write_graph"]
+from tensorfleet.ops.tensor_serialization_ops import (parse_tensor, serialize_tensor)
+
+from tensorfleet.ops.decode_compressed_ops import decode_compressed
+
+__all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "decode_jpeg",
+           "decode_png", "decode_raw", "encode_base64", "encode_jpeg", "encode_png",
+           "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature", "gfile",
+           "match_filenames_once", "matching_files", "PaddingFIFOQueue", "parse_example",
+           "parse_single_example", "parse_single_sequence_example", "parse_tensor",
+           "QueueBase", "RandomShuffleQueue", "read_file", "serialize_tensor", "SparseFeature",
+           "tf_record_iterator", "TFRecordCompressionType", "TFRecordOptions",
+           "TFRecordWriter", "VarLenFeature", "write_file", "write_graph"]

@@ -5,5 +5,7 @@ from tensorfleet.platform.gfile import (
     IsDirectory as isdir, ListDirectory as listdir, MakeDirs as makedirs, MkDir as mkdir,
     Remove as remove, Rename as rename, Stat as stat, walk)
 
-__all__ = ["GFile", "copy", "exists", "glob", "isdir", "listdir", "makedirs", "mkdir", "remove",
-           "rename", "rmtree", "stat", "walk"]
+from posixpath import join
+
+__all__ = ["copy", "exists", "GFile", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
+           "remove", "rename", "rmtree", "stat", "walk"]

@@ -12,8 +12,12 @@ from tensorfleet.ops.math_ops_core import (matmul, tensordot)
 from tensorfleet.ops.math_ops_reduce import global_norm
 from tensorfleet.ops.nn_ops import l2_normalize
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part",
-           "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet",
-           "matmul", "matrix_transpose", "matvec", "norm", "qr", "set_diag", "slogdet",
-           "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace",
-           "transpose", "triangular_solve"]
+from tensorfleet.ops.linalg_composite_ops import (cross, lstsq, matrix_rank, normalize,
+    pinv)
+
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
+           "diag_part", "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv",
+           "l2_normalize", "logdet", "lstsq", "matmul", "matrix_rank", "matrix_transpose",
+           "matvec", "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd",
+           "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
+           "triangular_solve"]

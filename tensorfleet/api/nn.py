@@ -36,14 +36,21 @@ from tensorfleet.ops.rnn_raw import raw_rnn
 
 from tensorfleet.ops import (rnn_cell, legacy_seq2seq as seq2seq)
 
+from tensorfleet.ops.nn_composite_ops import silu
+
+from tensorfleet.ops.math_composite_ops import (compute_average_loss,
+    scale_regularization_loss)
+
+from tensorfleet.ops.nn_conv_variant_ops import conv_transpose
+
 __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "avg_pool_v2", "batch_norm_with_global_normalization", "batch_normalization",
            "batch_to_space", "bias_add", "bidirectional_dynamic_rnn", "collapse_repeated",
-           "compute_accidental_hits", "conv1d", "conv1d_transpose", "conv2d",
-           "conv2d_backprop_filter", "conv2d_backprop_input", "conv2d_transpose", "conv3d",
-           "conv3d_backprop_filter", "conv3d_transpose", "convolution", "crelu",
-           "ctc_beam_search_decoder", "ctc_greedy_decoder", "ctc_loss", "ctc_loss_v2",
-           "ctc_unique_labels", "depth_to_space", "depthwise_conv2d",
+           "compute_accidental_hits", "compute_average_loss", "conv1d", "conv1d_transpose",
+           "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "conv2d_transpose",
+           "conv3d", "conv3d_backprop_filter", "conv3d_transpose", "conv_transpose",
+           "convolution", "crelu", "ctc_beam_search_decoder", "ctc_greedy_decoder", "ctc_loss",
+           "ctc_loss_v2", "ctc_unique_labels", "depth_to_space", "depthwise_conv2d",
            "depthwise_conv2d_native", "dropout", "dynamic_rnn", "elu", "embedding_lookup",
            "embedding_lookup_sparse", "fixed_unigram_candidate_sampler", "fractional_avg_pool",
            "fractional_max_pool", "fused_batch_norm", "in_top_k", "l2_loss", "l2_normalize",
@@ -52,8 +59,9 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool_v2",
            "max_pool_with_argmax", "moments", "nce_loss", "normalize_moments", "pool",
            "raw_rnn", "relu", "relu6", "relu_layer", "rnn_cell",
-           "safe_embedding_lookup_sparse", "sampled_softmax_loss", "selu", "separable_conv2d",
-           "seq2seq", "sigmoid", "sigmoid_cross_entropy_with_logits", "softmax",
+           "safe_embedding_lookup_sparse", "sampled_softmax_loss", "scale_regularization_loss",
+           "selu", "separable_conv2d", "seq2seq", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "softsign", "space_to_batch", "space_to_depth",
            "sparse_softmax_cross_entropy_with_logits", "static_bidirectional_rnn",

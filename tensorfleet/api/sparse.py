@@ -18,9 +18,13 @@ from tensorfleet.ops.sparse_ops import (sparse_add as add, sparse_concat as conc
     sparse_tensor_dense_matmul as sparse_dense_matmul, sparse_split as split,
     sparse_tensor_to_dense as to_dense, sparse_to_indicator as to_indicator,
     sparse_transpose as transpose)
+from tensorfleet.ops.accumulator_ops import SparseConditionalAccumulator
 
-__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed",
-           "fill_empty_rows", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
+from tensorfleet.ops.sparse_construct_ops import (expand_dims, eye, from_dense, mask)
+
+__all__ = ["add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows",
+           "from_dense", "mask", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
            "reduce_sum", "reorder", "reset_shape", "reshape", "retain", "segment_mean",
-           "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split",
+           "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul",
+           "SparseConditionalAccumulator", "SparseTensor", "SparseTensorValue", "split",
            "to_dense", "to_indicator", "transpose"]

@@ -8,6 +8,8 @@ from tensorfleet.ops.string_manip_ops import (string_join as join, length, lower
     regex_full_match, regex_replace, strings_split as split, string_strip as strip, substr,
     string_to_hash_bucket as to_hash_bucket, to_number, upper)
 
-__all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
-           "regex_replace", "split", "strip", "substr", "to_hash_bucket",
+from tensorfleet.ops.string_ngrams_ops import ngrams
+
+__all__ = ["as_string", "format", "join", "length", "lower", "ngrams", "reduce_join",
+           "regex_full_match", "regex_replace", "split", "strip", "substr", "to_hash_bucket",
            "to_hash_bucket_fast", "to_hash_bucket_strong", "to_number", "upper"]

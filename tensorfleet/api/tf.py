@@ -7,11 +7,12 @@ from tensorfleet.compat.behavior import (disable_eager_execution, disable_resour
     executing_eagerly, resource_variables_enabled)
 from tensorfleet.compat.renamed_ops import (batch_matmul, concat_v2, mul, neg, pack, select,
     sub, unpack)
-from tensorfleet.distributed.cluster import (ConfigProto, GPUOptions, RunMetadata, RunOptions)
+from tensorfleet.distributed.cluster import (ConfigProto, RunMetadata, RunOptions)
 from tensorfleet.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,
     int16, int32, int64, int8, string, uint16, uint8)
 from tensorfleet.errors import OpError
-from tensorfleet.framework.config_options import (GraphOptions, LogMessage, OptimizerOptions)
+from tensorfleet.framework.config_options import (GPUOptions, GraphOptions, LogMessage,
+    OptimizerOptions)
 from tensorfleet.framework.device import DeviceSpec
 from tensorfleet.framework.graph import (Graph, Operation, add_to_collection,
     add_to_collections, colocate_with, container, control_dependencies, device, get_collection,
@@ -24,6 +25,7 @@ from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
 from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
 from tensorfleet.kernels.backends import (cpu_kernel_backend, set_cpu_kernel_backend)
 from tensorfleet.gradients.registry import (no_gradient as NoGradient,
@@ -35,6 +37,7 @@ from tensorfleet.ops.array_indexing_ops import (batch_gather, boolean_mask, dyna
     dynamic_stitch, gather, one_hot, pad, range, slice, strided_slice, tile, transpose,
     unsorted_segment_sum, where)
 from tensorfleet.ops.array_ops import newaxis
+from tensorfleet.ops.array_repeat_ops import repeat
 from tensorfleet.ops.array_ops_core import (bitcast, cast, constant, expand_dims, fill,
     guarantee_const, identity, invert_permutation, ones, ones_like, placeholder,
     placeholder_with_default, rank, reshape, shape, size, squeeze, stack, stop_gradient,
@@ -57,6 +60,9 @@ from tensorfleet.ops.control_flow_ops import (Assert, Print, case, cond, group, 
 from tensorfleet.ops.custom_gradient import (custom_gradient, hessians, identity_n)
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
+from tensorfleet.ops.decode_compressed_ops import decode_compressed
+from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.functional_ops import (foldl, foldr, map_fn, scan, while_loop)
 from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
     string_to_hash_bucket_fast, string_to_hash_bucket_strong)
@@ -71,6 +77,7 @@ from tensorfleet.ops.init_ops import (Constant as constant_initializer,
     VarianceScaling as variance_scaling_initializer, Zeros as zeros_initializer)
 from tensorfleet.ops.io_readers import (FixedLengthRecordReader, ReaderBase, TFRecordReader,
     TextLineReader, WholeFileReader, matching_files)
+from tensorfleet.ops.linalg_composite_ops import matrix_solve_ls
 from tensorfleet.ops.linalg_ops import (cholesky, cholesky_solve, diag, diag_part, einsum, eye,
     log_matrix_determinant, matrix_band_part, matrix_determinant, matrix_diag,
     matrix_diag_part, matrix_inverse, matrix_set_diag, matrix_solve, matrix_transpose,
@@ -101,18 +108,21 @@ from tensorfleet.ops.partitioned_variables import (PartitionedVariable, SaveSlic
     fixed_size_partitioner, min_max_variable_partitioner, variable_axis_size_partitioner)
 from tensorfleet.ops.print_ops import (print, timestamp)
 from tensorfleet.ops.random_ops import (multinomial, random_gamma, random_normal,
-    random_shuffle, random_uniform, truncated_normal)
+    random_poisson, random_shuffle, random_uniform, truncated_normal)
 from tensorfleet.ops.rnn_ops import (reverse_sequence, sequence_mask)
 from tensorfleet.ops.scatter_ops import (bincount, gather_nd, scatter_nd, scatter_nd_add,
     scatter_nd_sub, scatter_nd_update, setdiff1d, tensor_scatter_add,
-    tensor_scatter_add as tensor_scatter_nd_add, tensor_scatter_sub as tensor_scatter_nd_sub,
+    tensor_scatter_add as tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+    tensor_scatter_sub as tensor_scatter_nd_sub,
     tensor_scatter_update as tensor_scatter_nd_update, tensor_scatter_sub,
     tensor_scatter_update, unique_with_counts)
+from tensorfleet.ops.shape_check_ops import ensure_shape
 from tensorfleet.ops.script_ops import (numpy_function, py_func)
 from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod,
     segment_sum, unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
     unsorted_segment_prod, unsorted_segment_sqrt_n)
 from tensorfleet.ops.sort_ops import (argsort, reverse, reverse as reverse_v2, sort)
+from tensorfleet.ops.sparse_construct_ops import mask as sparse_mask
 from tensorfleet.ops.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows,
     sparse_matmul, sparse_maximum, sparse_minimum, sparse_placeholder, sparse_reduce_max,
     sparse_reduce_sum, sparse_reorder, sparse_reset_shape, sparse_reshape, sparse_retain,
@@ -128,6 +138,7 @@ from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file, strin
     string_to_number)
 from tensorfleet.ops.summary_ops_legacy import (audio_summary, histogram_summary,
     image_summary, merge_all_summaries, merge_summary, scalar_summary)
+from tensorfleet.ops.tensor_serialization_ops import (parse_tensor, serialize_tensor)
 from tensorfleet.ops.template import (make_template, op_scope)
 from tensorfleet.ops.tensor_array_ops import TensorArray
 from tensorfleet.ops.variable_scope import (AUTO_REUSE, VariableScope,
@@ -141,124 +152,125 @@ from tensorfleet.ops.variables import (Variable, Variable as VariableV1, all_var
     variables_initializer)
 from tensorfleet.runtime.session import (InteractiveSession, Session, get_default_session)
 from tensorfleet.training.meta_graph_def import MetaGraphDef
+from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER)
 
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
-from tensorfleet.api import (app, debugging, distribute, flags, gfile, graph_util, image, io,
-    layers, linalg, logging, losses, math, nest, nn, python_io, random, sparse, strings,
-    summary, train)
+from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
+    image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
+    queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
-__all__ = ["AUTO_REUSE", "AggregationMethod", "Assert", "AttrValue", "ConditionalAccumulator",
-           "ConditionalAccumulatorBase", "ConfigProto", "DType", "DeviceSpec", "Dimension",
-           "FIFOQueue", "FixedLenFeature", "FixedLenSequenceFeature",
-           "FixedLengthRecordReader", "GPUOptions", "Graph", "GraphDef", "GraphKeys",
-           "GraphOptions", "IndexedSlices", "IndexedSlicesValue", "InteractiveSession",
-           "LogMessage", "MetaGraphDef", "NoGradient", "NodeDef", "NotDifferentiable",
-           "OpError", "Operation", "OptimizerOptions", "PaddingFIFOQueue",
-           "PartitionedVariable", "Print", "QueueBase", "RandomShuffleQueue", "ReaderBase",
-           "RegisterGradient", "RunMetadata", "RunOptions", "SaveSliceInfo", "Session",
-           "SparseConditionalAccumulator", "SparseFeature", "SparseTensor",
-           "SparseTensorValue", "TFRecordReader", "Tensor", "TensorArray", "TensorShape",
-           "TextLineReader", "VarLenFeature", "Variable", "VariableScope", "VariableV1",
-           "WholeFileReader", "abs", "accumulate_n", "acos", "acosh", "add",
-           "add_check_numerics_ops", "add_n", "add_to_collection", "add_to_collections",
-           "all_variables", "app", "arg_max", "arg_min", "argmax", "argmin", "argsort",
-           "as_dtype", "as_string", "asin", "asinh", "assert_equal", "assert_greater",
-           "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
-           "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive",
-           "assert_none_equal", "assert_positive", "assert_proper_iterable", "assert_rank",
-           "assert_rank_at_least", "assert_rank_in", "assert_same_float_dtype",
-           "assert_scalar", "assert_type", "assert_variables_initialized", "assign",
-           "assign_add", "assign_sub", "atan", "atan2", "atanh", "audio_summary",
-           "batch_gather", "batch_matmul", "batch_to_space", "batch_to_space_nd", "betainc",
-           "bincount", "bitcast", "bool", "boolean_mask", "broadcast_dynamic_shape",
-           "broadcast_static_shape", "broadcast_to", "case", "cast", "ceil", "check_numerics",
-           "cholesky", "cholesky_solve", "clip_by_average_norm", "clip_by_global_norm",
-           "clip_by_norm", "clip_by_value", "colocate_with", "compat", "concat", "concat_v2",
-           "cond", "confusion_matrix", "constant", "constant_initializer", "container",
-           "contrib", "control_dependencies", "convert_to_tensor",
-           "convert_to_tensor_or_indexed_slices", "convert_to_tensor_or_sparse_tensor", "cos",
-           "cosh", "count_nonzero", "count_up_to", "cpu_kernel_backend",
-           "create_partitioned_variables", "cumprod",
-           "cumsum", "custom_gradient", "data", "debugging", "decode_base64", "decode_csv",
-           "decode_raw", "depth_to_space", "device", "diag", "diag_part", "digamma",
-           "dimension_value", "disable_eager_execution", "disable_resource_variables",
-           "disable_v2_behavior", "disable_v2_tensorshape", "distribute", "div", "div_no_nan",
-           "divide", "double", "dtypes", "dynamic_embedding", "dynamic_partition",
-           "dynamic_stitch", "einsum", "enable_eager_execution", "enable_v2_behavior",
-           "encode_base64", "equal", "erf", "erfc", "errors", "estimator", "executing_eagerly",
-           "exp", "expand_dims", "expm1", "eye", "feature_column", "fill",
-           "fixed_size_partitioner", "flags", "float16", "float32", "float64", "floor",
+__all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_ops", "add_n",
+           "add_to_collection", "add_to_collections", "AggregationMethod", "all_variables", "app",
+           "arg_max", "arg_min", "argmax", "argmin", "argsort", "as_dtype", "as_string", "asin",
+           "asinh", "Assert", "assert_equal", "assert_greater", "assert_greater_equal",
+           "assert_integer", "assert_less", "assert_less_equal", "assert_near", "assert_negative",
+           "assert_non_negative", "assert_non_positive", "assert_none_equal", "assert_positive",
+           "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
+           "assert_same_float_dtype", "assert_scalar", "assert_type",
+           "assert_variables_initialized", "assign", "assign_add", "assign_sub", "atan", "atan2",
+           "atanh", "AttrValue", "audio_summary", "AUTO_REUSE", "batch_gather", "batch_matmul",
+           "batch_to_space", "batch_to_space_nd", "betainc", "bincount", "bitcast", "bitwise",
+           "bool", "boolean_mask", "broadcast_dynamic_shape", "broadcast_static_shape",
+           "broadcast_to", "case", "cast", "ceil", "check_numerics", "cholesky", "cholesky_solve",
+           "clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
+           "colocate_with", "compat", "COMPILER_VERSION", "concat", "concat_v2", "cond",
+           "ConditionalAccumulator", "ConditionalAccumulatorBase", "ConfigProto",
+           "confusion_matrix", "constant", "constant_initializer", "container", "contrib",
+           "control_dependencies", "convert_to_tensor", "convert_to_tensor_or_indexed_slices",
+           "convert_to_tensor_or_sparse_tensor", "cos", "cosh", "count_nonzero", "count_up_to",
+           "cpu_kernel_backend", "create_partitioned_variables", "cumprod", "cumsum",
+           "custom_gradient", "data", "debugging", "decode_base64", "decode_compressed",
+           "decode_csv", "decode_raw", "depth_to_space", "device", "DeviceSpec", "diag",
+           "diag_part", "digamma", "Dimension", "dimension_value", "disable_eager_execution",
+           "disable_resource_variables", "disable_v2_behavior", "disable_v2_tensorshape",
+           "distribute", "div", "div_no_nan", "divide", "double", "DType", "dtypes",
+           "dynamic_embedding", "dynamic_partition", "dynamic_stitch", "edit_distance", "einsum",
+           "enable_eager_execution", "enable_v2_behavior", "encode_base64", "ensure_shape",
+           "equal", "erf", "erfc", "errors", "estimator", "executing_eagerly", "exp",
+           "expand_dims", "expm1", "extract_image_patches", "eye", "feature_column", "FIFOQueue",
+           "fill", "fixed_size_partitioner", "FixedLenFeature", "FixedLengthRecordReader",
+           "FixedLenSequenceFeature", "flags", "float16", "float32", "float64", "floor",
            "floor_div", "floordiv", "floormod", "foldl", "foldr", "gather", "gather_nd",
            "get_collection", "get_collection_ref", "get_default_graph", "get_default_session",
            "get_local_variable", "get_seed", "get_variable", "get_variable_scope", "gfile",
-           "global_norm", "global_variables", "global_variables_initializer",
-           "glorot_normal_initializer", "glorot_uniform_initializer", "gradients",
-           "graph_util", "greater", "greater_equal", "group", "guarantee_const", "half",
-           "hessians", "histogram_fixed_width", "histogram_fixed_width_bins",
-           "histogram_summary", "identity", "identity_initializer", "identity_n", "image",
-           "image_summary", "import_graph_def", "init_scope", "initialize_all_tables",
+           "GIT_VERSION", "global_norm", "global_variables", "global_variables_initializer",
+           "glorot_normal_initializer", "glorot_uniform_initializer", "GPUOptions", "gradients",
+           "Graph", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
+           "GRAPH_DEF_VERSION_MIN_PRODUCER", "graph_util", "GraphDef", "GraphKeys", "GraphOptions",
+           "greater", "greater_equal", "group", "guarantee_const", "half", "hessians",
+           "histogram_fixed_width", "histogram_fixed_width_bins", "histogram_summary", "identity",
+           "identity_initializer", "identity_n", "image", "image_summary", "import_graph_def",
+           "IndexedSlices", "IndexedSlicesValue", "init_scope", "initialize_all_tables",
            "initialize_all_variables", "initialize_local_variables", "initialize_variables",
-           "initializers", "int16", "int32", "int64", "int8", "invert_permutation", "io",
-           "is_finite", "is_inf", "is_nan", "is_non_decreasing", "is_numeric_tensor",
-           "is_strictly_increasing", "is_tensor", "is_variable_initialized", "keras", "layers",
-           "lbeta", "less", "less_equal", "lgamma", "lin_space", "linalg", "linspace",
-           "local_variables", "local_variables_initializer", "log", "log1p",
+           "initializers", "int16", "int32", "int64", "int8", "InteractiveSession",
+           "invert_permutation", "io", "is_finite", "is_inf", "is_nan", "is_non_decreasing",
+           "is_numeric_tensor", "is_strictly_increasing", "is_tensor", "is_variable_initialized",
+           "keras", "layers", "lbeta", "less", "less_equal", "lgamma", "lin_space", "linalg",
+           "linspace", "local_variables", "local_variables_initializer", "log", "log1p",
            "log_matrix_determinant", "log_sigmoid", "logging", "logical_and", "logical_not",
-           "logical_or", "logical_xor", "losses", "make_template", "map_fn", "matching_files",
-           "math", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
-           "matrix_diag_part", "matrix_inverse", "matrix_set_diag", "matrix_solve",
+           "logical_or", "logical_xor", "LogMessage", "lookup", "losses", "make_ndarray",
+           "make_template", "make_tensor_proto", "manip", "map_fn", "matching_files", "math",
+           "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag", "matrix_diag_part",
+           "matrix_inverse", "matrix_set_diag", "matrix_solve", "matrix_solve_ls",
            "matrix_transpose", "matrix_triangular_solve", "maximum", "merge_all_summaries",
-           "merge_summary", "meshgrid", "metrics", "min_max_variable_partitioner", "minimum",
-           "mod", "model_variables", "moving_average_variables", "mul", "multinomial",
+           "merge_summary", "meshgrid", "MetaGraphDef", "metrics", "min_max_variable_partitioner",
+           "minimum", "mod", "model_variables", "moving_average_variables", "mul", "multinomial",
            "multiply", "name_scope", "neg", "negative", "nest", "newaxis", "nn", "no_gradient",
-           "no_op", "no_regularizer", "norm", "not_equal", "numpy_function", "one_hot", "ones",
-           "ones_initializer", "ones_like", "op_scope", "orthogonal_initializer", "pack",
-           "pad", "parallel_stack", "parse_example", "parse_single_example",
-           "parse_single_sequence_example", "placeholder", "placeholder_with_default",
-           "polygamma", "pow", "print", "py_func", "python_io", "qr", "random", "random_crop",
-           "random_gamma", "random_normal", "random_normal_initializer", "random_shuffle",
-           "random_uniform", "random_uniform_initializer", "range", "rank", "read_file",
-           "realdiv", "reciprocal", "reduce_all", "reduce_any", "reduce_join",
+           "no_op", "no_regularizer", "NodeDef", "NoGradient", "norm", "not_equal",
+           "NotDifferentiable", "numpy_function", "one_hot", "ones", "ones_initializer",
+           "ones_like", "op_scope", "Operation", "OpError", "OptimizerOptions",
+           "orthogonal_initializer", "pack", "pad", "PaddingFIFOQueue", "parallel_stack",
+           "parse_example", "parse_single_example", "parse_single_sequence_example",
+           "parse_tensor", "PartitionedVariable", "placeholder", "placeholder_with_default",
+           "polygamma", "pow", "Print", "print", "py_func", "python_io", "qr", "queue",
+           "QueueBase", "random", "random_crop", "random_gamma", "random_normal",
+           "random_normal_initializer", "random_poisson", "random_shuffle", "random_uniform",
+           "random_uniform_initializer", "RandomShuffleQueue", "range", "rank", "read_file",
+           "ReaderBase", "realdiv", "reciprocal", "reduce_all", "reduce_any", "reduce_join",
            "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
            "reduce_sum", "regex_replace", "register_tensor_conversion_function",
-           "report_uninitialized_variables", "required_space_to_batch_paddings",
-           "reset_default_graph", "reshape", "resource_variables_enabled", "reverse",
-           "reverse_sequence", "reverse_v2", "rint", "roll", "round", "rsqrt", "saturate_cast",
-           "saved_model", "scalar_mul", "scalar_summary", "scan", "scatter_add", "scatter_div",
+           "RegisterGradient", "repeat", "report_uninitialized_variables",
+           "required_space_to_batch_paddings", "reset_default_graph", "reshape", "resource_loader",
+           "resource_variables_enabled", "reverse", "reverse_sequence", "reverse_v2", "rint",
+           "roll", "round", "rsqrt", "RunMetadata", "RunOptions", "saturate_cast", "saved_model",
+           "SaveSliceInfo", "scalar_mul", "scalar_summary", "scan", "scatter_add", "scatter_div",
            "scatter_max", "scatter_min", "scatter_mul", "scatter_nd", "scatter_nd_add",
-           "scatter_nd_sub", "scatter_nd_update", "scatter_sub", "scatter_update",
-           "searchsorted", "segment_max", "segment_mean", "segment_min", "segment_prod",
-           "segment_sum", "select", "self_adjoint_eig", "self_adjoint_eigvals",
-           "sequence_mask", "set_cpu_kernel_backend", "set_random_seed", "setdiff1d",
-           "shape", "shape_n", "sigmoid",
-           "sign", "sin", "sinh", "size", "slice", "sort", "space_to_batch",
+           "scatter_nd_sub", "scatter_nd_update", "scatter_sub", "scatter_update", "searchsorted",
+           "segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum", "select",
+           "self_adjoint_eig", "self_adjoint_eigvals", "sequence_mask", "serialize_tensor",
+           "Session", "set_cpu_kernel_backend", "set_random_seed", "setdiff1d", "sets", "shape",
+           "shape_n", "sigmoid", "sign", "sin", "sinh", "size", "slice", "sort", "space_to_batch",
            "space_to_batch_nd", "space_to_depth", "sparse", "sparse_add", "sparse_concat",
-           "sparse_cross", "sparse_cross_hashed", "sparse_fill_empty_rows", "sparse_matmul",
-           "sparse_maximum", "sparse_minimum", "sparse_placeholder", "sparse_reduce_max",
-           "sparse_reduce_sum", "sparse_reorder", "sparse_reset_shape", "sparse_reshape",
-           "sparse_retain", "sparse_segment_mean", "sparse_segment_sqrt_n",
+           "sparse_cross", "sparse_cross_hashed", "sparse_fill_empty_rows", "sparse_mask",
+           "sparse_matmul", "sparse_maximum", "sparse_minimum", "sparse_placeholder",
+           "sparse_reduce_max", "sparse_reduce_sum", "sparse_reorder", "sparse_reset_shape",
+           "sparse_reshape", "sparse_retain", "sparse_segment_mean", "sparse_segment_sqrt_n",
            "sparse_segment_sum", "sparse_slice", "sparse_softmax", "sparse_split",
            "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense",
-           "sparse_to_indicator", "sparse_transpose", "split", "sqrt", "square",
-           "squared_difference", "squeeze", "stack", "stop_gradient", "strided_slice",
-           "string", "string_join", "string_split", "string_strip", "string_to_hash_bucket",
+           "sparse_to_indicator", "sparse_transpose", "SparseConditionalAccumulator",
+           "SparseFeature", "SparseTensor", "SparseTensorValue", "split", "sqrt", "square",
+           "squared_difference", "squeeze", "stack", "stop_gradient", "strided_slice", "string",
+           "string_join", "string_split", "string_strip", "string_to_hash_bucket",
            "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "string_to_number",
-           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case",
-           "tables_initializer", "tan", "tanh", "tensor_scatter_add", "tensor_scatter_nd_add",
+           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case", "sysconfig",
+           "tables_initializer", "tan", "tanh", "Tensor", "tensor_scatter_add",
+           "tensor_scatter_nd_add", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
            "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
-           "tensor_scatter_update", "tensordot", "test", "tile", "timestamp", "to_double",
-           "to_float", "to_int32", "to_int64", "trace", "train", "trainable_variables",
-           "transpose", "truediv", "truncated_normal", "truncated_normal_initializer",
-           "truncatediv", "truncatemod", "tuple", "uint16", "uint8",
-           "uniform_unit_scaling_initializer", "unique", "unique_with_counts", "unpack",
-           "unravel_index", "unsorted_segment_max", "unsorted_segment_mean",
-           "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n",
-           "unsorted_segment_sum", "unstack", "variable_axis_size_partitioner",
-           "variable_op_scope", "variable_op_v2", "variable_scope", "variables_initializer",
-           "variance_scaling_initializer", "verify_tensor_all_finite", "where", "where_v2",
-           "while_loop", "with_dependencies", "write_file", "zeros", "zeros_initializer",
-           "zeros_like", "zeta"]
+           "tensor_scatter_update", "TensorArray", "tensordot", "TensorShape", "test",
+           "TextLineReader", "TFRecordReader", "tile", "timestamp", "to_double", "to_float",
+           "to_int32", "to_int64", "trace", "train", "trainable_variables", "transpose", "truediv",
+           "truncated_normal", "truncated_normal_initializer", "truncatediv", "truncatemod",
+           "tuple", "uint16", "uint8", "uniform_unit_scaling_initializer", "unique",
+           "unique_with_counts", "unpack", "unravel_index", "unsorted_segment_max",
+           "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
+           "unsorted_segment_sqrt_n", "unsorted_segment_sum", "unstack", "Variable",
+           "variable_axis_size_partitioner", "variable_op_scope", "variable_op_v2",
+           "variable_scope", "variables_initializer", "VariableScope", "VariableV1",
+           "variance_scaling_initializer", "VarLenFeature", "verify_tensor_all_finite", "version",
+           "where", "where_v2", "while_loop", "WholeFileReader", "with_dependencies", "write_file",
+           "zeros", "zeros_initializer", "zeros_like", "zeta"]

@@ -506,10 +506,10 @@ class Dataset:
 
 
 def _file_dataset(reader: str, filenames: Any, compression_type: Any, buffer_size: Any,
-                  what: str) -> Dataset:
+                  what: str, layout: Optional[Dict[str, int]] = None) -> Dataset:
     if buffer_size is not None:
         _count(buffer_size, f"{what} buffer_size", 0)
-    return Dataset(readers.file_source(reader, compression_type, what),
+    return Dataset(readers.file_source(reader, compression_type, what, layout),
                    [readers.filenames(filenames, what)], ComponentSpec(_dtypes.string, []))
 
 
@@ -556,4 +556,30 @@ class TFRecordDataset(Dataset):
         super().__init__(ds._source, ds._leaves, ds._source_spec, ds._stages, ds._spec)
 
 
-__all__ = ["Dataset", "TextLineDataset", "TFRecordDataset"]
+class FixedLengthRecordDataset(Dataset):
+    """The records of ``record_bytes`` bytes of one or more files, each file's
+    ``header_bytes`` skipped at its start and ``footer_bytes`` at its end, as strings.
+    A file whose body is not a whole number of records ends with its last whole record.
+
+    Raises:
+      InvalidArgumentError: ``record_bytes`` below 1, a negative header or footer size.
+    """
+
+    def __init__(self, filenames: Any, record_bytes: Any, header_bytes: Any = None,
+                 footer_bytes: Any = None, buffer_size: Any = None,
+                 compression_type: Any = None, num_parallel_reads: Any = None):
+        if num_parallel_reads not in (None, 1):
+            raise errors.UnimplementedError(
+                None, None, "FixedLengthRecordDataset: num_parallel_reads is not supported; "
+                "interleave a data set of file names instead")
+        layout = {"record_bytes": _count(record_bytes, "record_bytes", 1),
+                  "header_bytes": 0 if header_bytes is None else
+                  _count(header_bytes, "header_bytes", 0),
+                  "footer_bytes": 0 if footer_bytes is None else
+                  _count(footer_bytes, "footer_bytes", 0)}
+        ds = _file_dataset("fixed", filenames, compression_type, buffer_size,
+                           "FixedLengthRecordDataset", layout)
+        super().__init__(ds._source, ds._leaves, ds._source_spec)
+
+
+__all__ = ["Dataset", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]

@@ -12,8 +12,15 @@ from typing import Any, Callable, Optional
 
 from tensorfleet.data.dataset_ops import Dataset
 
-# TensorFlow's value: a parallelism or buffer size that the runtime chooses.
-AUTOTUNE = -1
+from tensorfleet.data.cardinality import (AUTOTUNE, INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY, cardinality)
+from tensorfleet.data.grouping import bucket_by_sequence_length, group_by_window
+from tensorfleet.data.counter import Counter, enumerate_dataset
+from tensorfleet.data.selection import take_while, unique
+from tensorfleet.data.single_element import get_single_element
+from tensorfleet.data.example_parsing import make_batched_features_dataset, parse_example_dataset
+from tensorfleet.data.csv_dataset import CsvDataset, make_csv_dataset
+from tensorfleet.data.sampling import choose_from_datasets, sample_from_datasets
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -107,5 +114,9 @@ def unbatch() -> Transformation:
     return apply
 
 
-__all__ = ["AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
-           "batch_and_drop_remainder", "padded_batch_and_drop_remainder", "unbatch"]
+__all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE", "batch_and_drop_remainder", "bucket_by_sequence_length", "cardinality",
+           "choose_from_datasets", "Counter", "CsvDataset", "enumerate_dataset",
+           "get_single_element", "group_by_window", "INFINITE_CARDINALITY", "make_csv_dataset",
+           "map_and_batch", "padded_batch_and_drop_remainder", "parallel_interleave",
+           "sample_from_datasets", "shuffle_and_repeat", "take_while", "unbatch", "unique",
+           "UNKNOWN_CARDINALITY"]

@@ -326,6 +326,11 @@ def get_output_shapes(dataset_or_iterator: Any) -> Any:
     return dataset_or_iterator.output_shapes
 
 
+def get_output_classes(dataset_or_iterator: Any) -> Any:
+    """The nested classes of the elements' components (``tf.Tensor`` for every one)."""
+    return map_structure(lambda _: Tensor, dataset_or_iterator.output_types)
+
+
 __all__ = ["Iterator", "ComponentSpec", "IteratorPlan", "flatten", "pack_sequence_as",
            "map_structure", "make_one_shot_iterator", "make_initializable_iterator",
-           "get_output_types", "get_output_shapes"]
+           "get_output_types", "get_output_shapes", "get_output_classes"]

@@ -80,10 +80,14 @@ def filenames(filenames: Any, what: str) -> Any:
     return out
 
 
-def file_source(reader: str, compression_type: Any, what: str) -> dict:
-    """The source description of a file data set read by ``reader``."""
-    return {"kind": "files", "reader": reader,
-            "compression": compression(compression_type, what)}
+def file_source(reader: str, compression_type: Any, what: str,
+                layout: Optional[dict] = None) -> dict:
+    """The source description of a file data set read by ``reader`` (``layout``: the
+    record, header and footer sizes of the fixed-length reader)."""
+    out = {"kind": "files", "reader": reader, "compression": compression(compression_type, what)}
+    if layout is not None:
+        out["layout"] = dict(layout)
+    return out
 
 
 def match_files(file_pattern: Any) -> np.ndarray:
@@ -128,7 +132,8 @@ def interleave_stage(inner: Any, name: Tensor, cycle: int, block: int) -> dict:
             len(inner._leaves) != 1 or inner._leaves[0] is not name:
         raise errors.UnimplementedError(
             None, None, "Dataset.interleave: map_func must return "
-            "tf.data.TextLineDataset(filename) or tf.data.TFRecordDataset(filename) built "
+            "tf.data.TextLineDataset(filename), tf.data.TFRecordDataset(filename) or "
+            "tf.data.FixedLengthRecordDataset(filename, ...) built "
             "from its argument, optionally followed by skip/take/shard/repeat")
     bad = [s if isinstance(s, dict) else {"op": "map"} for s in inner._stages
            if not isinstance(s, dict) or s["op"] not in _INNER_STAGES]
@@ -137,6 +142,8 @@ def interleave_stage(inner: Any, name: Tensor, cycle: int, block: int) -> dict:
             None, None, f"Dataset.interleave: the per-file data set may only use "
             f"{', '.join(_INNER_STAGES)}; apply {bad[0]['op']} after the interleave")
     reader = {"reader": inner._source["reader"], "compression": inner._source["compression"]}
+    if "layout" in inner._source:
+        reader["layout"] = dict(inner._source["layout"])
     return {"op": "interleave", "reader": reader, "stages": [dict(s) for s in inner._stages],
             "cycle_length": cycle, "block_length": block}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from tensorfleet import errors
+from tensorfleet.framework.config_options import GPUOptions, GraphOptions
 from tensorfleet.framework.device import DeviceSpec
 
 TaskAddresses = Union[Sequence[str], Mapping[int, str]]
@@ -129,23 +130,67 @@ class ClusterSpec:
 
 
 class ConfigProto:
-    """Session configuration with the fields distributed programs pass.
+    """Session configuration, with the fields of TensorFlow's ``ConfigProto``.
 
-    Unknown keyword arguments are kept (and ignored) so that programs written for
-    TensorFlow that set, e.g., ``gpu_options`` still run.
+    ``log_device_placement``, ``allow_soft_placement``, ``device_filters``,
+    ``operation_timeout_in_ms`` and the thread counts change how sessions run. The GPU
+    settings (``gpu_options``, ``device_count={"GPU": n}``) are accepted and kept with no
+    effect, as TensorFlow does on a machine without GPUs; so are the scheduling hints
+    (``use_per_session_threads``, ``placement_period``, ``session_inter_op_thread_pool``).
+    A field TensorFlow lacks raises ValueError, as protobuf does; settings tensorfleet
+    cannot honour (``cluster_def``, ``rpc_options``, ``isolate_session_state``) raise
+    ValueError saying so.
     """
 
     def __init__(self, log_device_placement: bool = False, allow_soft_placement: bool = False,
                  device_filters: Optional[Sequence[str]] = None,
                  inter_op_parallelism_threads: int = 0, intra_op_parallelism_threads: int = 0,
-                 operation_timeout_in_ms: int = 0, **other: Any):
+                 operation_timeout_in_ms: int = 0, gpu_options: Optional[GPUOptions] = None,
+                 graph_options: Optional[GraphOptions] = None,
+                 device_count: Optional[Mapping[str, int]] = None,
+                 use_per_session_threads: bool = False, placement_period: int = 0,
+                 session_inter_op_thread_pool: Optional[Sequence[Any]] = None,
+                 isolate_session_state: bool = False,
+                 share_cluster_devices_in_session: bool = False,
+                 rpc_options: Any = None, cluster_def: Any = None, experimental: Any = None,
+                 **unknown: Any):
+        if unknown:
+            raise ValueError(f'Protocol message ConfigProto has no "{sorted(unknown)[0]}" '
+                             f'field.')
+        for what, value in (("rpc_options", rpc_options), ("cluster_def", cluster_def),
+                            ("experimental", experimental)):
+            if value is not None:
+                raise ValueError(f"ConfigProto.{what} is not supported by tensorfleet; give "
+                                 f"the cluster to tf.train.Server as a ClusterSpec")
+        if isolate_session_state:
+            raise ValueError("ConfigProto.isolate_session_state is not supported: sessions "
+                             "of one server share its variables")
         self.log_device_placement = bool(log_device_placement)
         self.allow_soft_placement = bool(allow_soft_placement)
         self.device_filters = list(device_filters or [])
         self.inter_op_parallelism_threads = int(inter_op_parallelism_threads)
         self.intra_op_parallelism_threads = int(intra_op_parallelism_threads)
         self.operation_timeout_in_ms = int(operation_timeout_in_ms)
-        self.other = other
+        if gpu_options is not None and not isinstance(gpu_options, GPUOptions):
+            raise TypeError(f"ConfigProto.gpu_options must be a GPUOptions, got "
+                            f"{type(gpu_options).__name__}")
+        self.gpu_options = gpu_options if gpu_options is not None else GPUOptions()
+        if graph_options is not None and not isinstance(graph_options, GraphOptions):
+            raise TypeError(f"ConfigProto.graph_options must be a GraphOptions, got "
+                            f"{type(graph_options).__name__}")
+        self.graph_options = graph_options if graph_options is not None else GraphOptions()
+        counts = dict(device_count or {})
+        for dev, n in counts.items():
+            if not isinstance(dev, str) or isinstance(n, bool) or not isinstance(n, int) \
+                    or n < 0:
+                raise ValueError(f"ConfigProto.device_count maps device types to counts >= 0, "
+                                 f"got {dev!r}: {n!r}")
+        self.device_count = counts
+        self.use_per_session_threads = bool(use_per_session_threads)
+        self.placement_period = int(placement_period)
+        self.session_inter_op_thread_pool = list(session_inter_op_thread_pool or [])
+        self.isolate_session_state = False
+        self.share_cluster_devices_in_session = bool(share_cluster_devices_in_session)
 
     def to_plain(self) -> Dict[str, Any]:
         return {"log_device_placement": self.log_device_placement,
@@ -196,13 +241,6 @@ class RunMetadata:
         self.step_stats: Any = None
         self.cost_graph: Any = None
         self.partition_graphs: List[Any] = []
-
-
-class GPUOptions:
-    """Accepted for compatibility; tensorfleet runs on CPUs."""
-
-    def __init__(self, **kwargs: Any):
-        self.__dict__.update(kwargs)
 
 
 __all__ = ["ClusterSpec", "ConfigProto", "GPUOptions", "RunOptions", "RunMetadata"]

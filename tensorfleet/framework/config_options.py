@@ -136,4 +136,55 @@ class LogMessage:
         return f"LogMessage(level={self._LEVELS[self.level]}, message={self.message!r})"
 
 
-__all__ = ["GraphOptions", "OptimizerOptions", "LogMessage"]
+class GPUOptions:
+    """GPU memory and visibility options (``ConfigProto.gpu_options``).
+
+    Every field of TensorFlow's message is accepted and kept, as TensorFlow does on a
+    machine without GPUs: tensorfleet places no op on a GPU, so they have no effect.
+    ``config.gpu_options.allow_growth = True`` works as it does in TensorFlow.
+    """
+
+    _FIELDS = {"per_process_gpu_memory_fraction": (float, 0.0), "allow_growth": (bool, False),
+               "allocator_type": (str, ""), "deferred_deletion_bytes": (int, 0),
+               "visible_device_list": (str, ""), "polling_active_delay_usecs": (int, 0),
+               "polling_inactive_delay_msecs": (int, 0), "force_gpu_compatible": (bool, False)}
+
+    def __init__(self, **fields: Any):
+        """Raises ValueError for a field TensorFlow's GPUOptions lacks, TypeError for a value
+        of the wrong type, ValueError for a negative memory fraction."""
+        for name, (_, default) in self._FIELDS.items():
+            setattr(self, name, default)
+        for name, value in fields.items():
+            if name == "experimental" and value is None:
+                continue
+            if name not in self._FIELDS:
+                raise ValueError(f'Protocol message GPUOptions has no "{name}" field.')
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        kind = self._FIELDS.get(name, (None,))[0]
+        if kind is None:
+            raise AttributeError(f'Protocol message GPUOptions has no "{name}" field.')
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if kind is bool and isinstance(value, int):
+            value = bool(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(f"GPUOptions.{name} must be {kind.__name__}, got {value!r}")
+        if name == "per_process_gpu_memory_fraction" and value < 0:
+            raise ValueError(f"GPUOptions.per_process_gpu_memory_fraction must be >= 0, got "
+                             f"{value}")
+        object.__setattr__(self, name, value)
+
+    def to_plain(self) -> Dict[str, Any]:
+        """The options as a plain dict."""
+        return {k: getattr(self, k) for k in self._FIELDS}
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, GPUOptions) and self.to_plain() == other.to_plain()
+
+    def __repr__(self) -> str:
+        return f"GPUOptions({self.to_plain()!r})"
+
+
+__all__ = ["GraphOptions", "GPUOptions", "OptimizerOptions", "LogMessage"]

@@ -30,3 +30,5 @@ def _random_gamma_grad(op: Operation, grad: Any) -> List[Optional[Any]]:
 
 
 no_gradient("RandomGammaGrad")
+# Poisson draws are integers (also when stored as floats): no gradient, as in TensorFlow.
+no_gradient("RandomPoissonV2")

@@ -44,3 +44,20 @@ def _tensor_scatter_add_grad(op: Any, grad: Any) -> List[Any]:
 def _tensor_scatter_sub_grad(op: Any, grad: Any) -> List[Any]:
     from_updates = S.gather_nd(grad, op.inputs[1])
     return [grad, None, M.negative(from_updates)]
+
+
+def _tensor_scatter_extremum_grad(op: Any, grad: Any) -> List[Any]:
+    # The output's gradient is shared equally among the inputs (the tensor's element and
+    # the updates) that equal the chosen extremum, as for reduce_max.
+    x, indices, updates = op.inputs
+    out = op.outputs[0]
+    x_hit = A.cast(M.equal(x, out), grad.dtype)
+    u_hit = A.cast(M.equal(updates, S.gather_nd(out, indices)), grad.dtype)
+    shape = A.shape(x, out_type=indices.dtype)
+    ties = x_hit + S.scatter_nd(indices, u_hit, shape)
+    share = grad / ties
+    return [share * x_hit, None, S.gather_nd(share, indices) * u_hit]
+
+
+register_gradient("TensorScatterMax")(_tensor_scatter_extremum_grad)
+register_gradient("TensorScatterMin")(_tensor_scatter_extremum_grad)

@@ -31,7 +31,8 @@ from tensorfleet.kernels.registry import DEAD
 logger = logging.getLogger(__name__)
 
 Element = Tuple[np.ndarray, ...]
-VALUE_STAGES = ("filter", "padded_batch", "unbatch", "map")
+VALUE_STAGES = ("filter", "padded_batch", "unbatch", "map", "group_by_window",
+                "bucket_by_sequence_length", "unique", "take_while")
 
 _GENERATORS: Dict[str, Callable[[], Iterable[Element]]] = {}
 _GEN_LOCK = threading.Lock()
@@ -256,6 +257,127 @@ class Filter:
                 yield e
 
 
+_END = object()
+
+
+class Sample:
+    """Elements drawn at random from several pipelines, by weight; an exhausted one leaves
+    the draw (or ends it all with ``stop_on_empty``). One Generator per iterator, so every
+    repetition draws anew."""
+
+    def __init__(self, children: Sequence[Iterable[Element]], weights: Sequence[float],
+                 seed: Optional[Sequence[int]], stop_on_empty: bool):
+        self.children, self.stop = children, stop_on_empty
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.rng = np.random.default_rng(list(seed) if seed is not None else None)
+
+    def __iter__(self) -> Iterator[Element]:
+        its: List[Optional[Iterator[Element]]] = [iter(c) for c in self.children]
+        while True:
+            live = [i for i, it in enumerate(its) if it is not None and self.weights[i] > 0]
+            if not live:
+                return
+            p = self.weights[live] / self.weights[live].sum()
+            i = live[int(self.rng.choice(len(live), p=p))]
+            x = next(its[i], _END)
+            if x is _END:
+                if self.stop:
+                    return
+                its[i] = None
+                continue
+            yield x
+
+
+class Choose:
+    """For every index the choice pipeline yields, the next element of that child."""
+
+    def __init__(self, choices: Iterable[Element], children: Sequence[Iterable[Element]],
+                 stop_on_empty: bool):
+        self.choices, self.children, self.stop = choices, children, stop_on_empty
+
+    def __iter__(self) -> Iterator[Element]:
+        its = [iter(c) for c in self.children]
+        for choice in self.choices:
+            i = int(np.asarray(choice[0]))
+            if not 0 <= i < len(its):
+                raise errors.InvalidArgumentError(
+                    None, None, f"choose_from_datasets: choice {i} is outside [0, {len(its)})")
+            x = next(its[i], _END)
+            if x is _END:
+                if self.stop:
+                    return
+                continue
+            yield x
+
+
+class GroupByWindow:
+    """``group_by_window``: elements collected per key; a group that reaches its window
+    size is reduced at once, the rest in ascending key order when the input ends."""
+
+    def __init__(self, up: Iterable[Element], key: Callable[[Element], int],
+                 size_for: Callable[[int], int],
+                 reduce: Callable[[int, List[Element]], Iterable[Element]]):
+        self.up, self.key, self.size_for, self.reduce = up, key, size_for, reduce
+
+    def __iter__(self) -> Iterator[Element]:
+        groups: Dict[int, List[Element]] = {}
+        for e in self.up:
+            k = self.key(e)
+            group = groups.setdefault(k, [])
+            group.append(e)
+            if len(group) >= self.size_for(k):
+                del groups[k]
+                yield from self.reduce(k, group)
+        for k in sorted(groups):
+            yield from self.reduce(k, groups.pop(k))
+
+
+def scalar_int(fn: Function, element: Element, what: str) -> int:
+    """The scalar integer ``fn`` returns for ``element``."""
+    out = fn(element)[0]
+    if out.shape != () or out.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(None, None, f"{what} must return a scalar integer, "
+                                                      f"got {out.dtype} of shape "
+                                                      f"{list(out.shape)}")
+    return int(out)
+
+
+class TakeWhile:
+    """The elements before the first for which a compiled predicate returns false."""
+
+    def __init__(self, up: Iterable[Element], fn: Function):
+        self.up, self.fn = up, fn
+
+    def __iter__(self) -> Iterator[Element]:
+        for e in self.up:
+            keep = self.fn(e)[0]
+            if keep.shape != () or keep.dtype != np.bool_:
+                raise errors.InvalidArgumentError(
+                    None, None, f"take_while predicate must return a scalar bool, got "
+                    f"{keep.dtype} of shape {list(keep.shape)}")
+            if not keep:
+                return
+            yield e
+
+
+class Unique:
+    """Each distinct element once, at its first occurrence (one scalar component)."""
+
+    def __init__(self, up: Iterable[Element]):
+        self.up = up
+
+    def __iter__(self) -> Iterator[Element]:
+        seen: set = set()
+        for e in self.up:
+            if len(e) != 1 or np.ndim(e[0]) != 0:
+                raise errors.InvalidArgumentError(None, None, "unique needs elements that are "
+                                                              "one scalar")
+            key = e[0].item()
+            if key not in seen:
+                seen.add(key)
+                yield e
+
+
 def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
     """The components an iterator emits for a value element."""
     return list(element)
@@ -263,4 +385,5 @@ def values_out(element: Element, op_name: Optional[str]) -> List[np.ndarray]:
 
 __all__ = ["VALUE_STAGES", "register_generator", "unregister_generator", "lookup_generator", "Gather", "Generator",
            "Zip", "Concatenate", "ValueBatch", "PaddedBatch", "Unbatch", "Function", "Map",
+           "GroupByWindow", "scalar_int", "Sample", "Choose", "TakeWhile", "Unique",
            "Filter", "values_out"]

@@ -277,6 +277,71 @@ class _IndexTable(HashTable):
         return math_ops.add(n, array_ops.constant(self._num_oov_buckets, _dtypes.int64))
 
 
+class StaticHashTable(HashTable):
+    """``tf.lookup.StaticHashTable``: an immutable key -> value map filled by an initializer
+    when ``tf.tables_initializer()`` runs; missing keys give ``default_value``."""
+
+    def __init__(self, initializer: TableInitializerBase, default_value: Any,
+                 name: Optional[str] = None, experimental_is_anonymous: bool = False):
+        """Raises ValueError for ``experimental_is_anonymous=True`` (an eager-mode table
+        without a name, which graph programs have no use for)."""
+        if experimental_is_anonymous:
+            raise ValueError("StaticHashTable: experimental_is_anonymous=True is not "
+                             "supported; tables are named graph resources")
+        super().__init__(initializer, default_value, name=name)
+
+
+class StaticVocabularyTable(_IndexTable):
+    """``tf.lookup.StaticVocabularyTable``: keys of the vocabulary map to their ids (the
+    initializer's int64 values), any other key to ``vocab_size + fingerprint64(key) %
+    num_oov_buckets`` (integer keys hashed as their decimal string), as TensorFlow does."""
+
+    def __init__(self, initializer: TableInitializerBase, num_oov_buckets: int,
+                 lookup_key_dtype: Any = None, name: Optional[str] = None,
+                 experimental_is_anonymous: bool = False):
+        """Raises:
+          ValueError: ``num_oov_buckets`` not a positive int; an anonymous table.
+          TypeError: values that are not int64, keys that are not string or int64, or a
+            ``lookup_key_dtype`` that does not fit the keys.
+        """
+        if experimental_is_anonymous:
+            raise ValueError("StaticVocabularyTable: experimental_is_anonymous=True is not "
+                             "supported; tables are named graph resources")
+        if isinstance(num_oov_buckets, bool) or not isinstance(num_oov_buckets, int) \
+                or num_oov_buckets <= 0:
+            raise ValueError(f"num_oov_buckets must be > 0, got {num_oov_buckets!r}")
+        if not isinstance(initializer, TableInitializerBase):
+            raise TypeError(f"initializer must be a table initializer, got "
+                            f"{type(initializer).__name__}")
+        if initializer.value_dtype is not _dtypes.int64:
+            raise TypeError(f"Invalid value dtype, expected int64 but got "
+                            f"{initializer.value_dtype.name}")
+        if initializer.key_dtype not in (_dtypes.string, _dtypes.int64):
+            raise TypeError(f"Invalid key dtype, expected string or int64 but got "
+                            f"{initializer.key_dtype.name}")
+        self._lookup_key_dtype = _dtypes.as_dtype(lookup_key_dtype or initializer.key_dtype)
+        allowed = (_dtypes.string,) if initializer.key_dtype is _dtypes.string else (
+            _dtypes.int32, _dtypes.int64)
+        if self._lookup_key_dtype not in allowed:
+            raise TypeError(f"lookup_key_dtype {self._lookup_key_dtype.name} does not fit "
+                            f"keys of {initializer.key_dtype.name}")
+        super().__init__(initializer, -1, num_oov_buckets)
+        if name:
+            self._name = name
+
+    def lookup(self, keys: Any, name: Optional[str] = None) -> Any:
+        """The id of each key; int32 keys are widened when ``lookup_key_dtype`` is int32."""
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, self.lookup(keys.values, name), keys.dense_shape)
+        keys = convert_to_tensor(keys, dtype=self._lookup_key_dtype, name="keys")
+        if keys.dtype is not self._lookup_key_dtype:
+            raise TypeError(f"Dtype of argument `keys` must be {self._lookup_key_dtype.name}, "
+                            f"received: {keys.dtype.name}")
+        if keys.dtype is _dtypes.int32:
+            keys = array_ops.cast(keys, _dtypes.int64)
+        return super().lookup(keys, name)
+
+
 def _check_hasher(hasher_spec: Any) -> None:
     if not isinstance(hasher_spec, HasherSpec) or hasher_spec.hasher != "fasthash":
         raise ValueError(f"Only FastHashSpec is supported as hasher_spec, got {hasher_spec!r}")

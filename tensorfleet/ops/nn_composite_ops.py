@@ -21,6 +21,13 @@ def swish(features: Any, name: Optional[str] = None) -> Tensor:
         return M.multiply(x, M.sigmoid(x))
 
 
+def silu(features: Any, beta: Any = 1.0, name: Optional[str] = None) -> Tensor:
+    """``features * sigmoid(beta * features)``."""
+    with name_scope(name, "silu", [features]):
+        x = convert_to_tensor(features, name="features")
+        return M.multiply(x, M.sigmoid(M.multiply(convert_to_tensor(beta, dtype=x.dtype), x)))
+
+
 def softsign(features: Any, name: Optional[str] = None) -> Tensor:
     """``features / (1 + |features|)``."""
     with name_scope(name, "Softsign", [features]):

@@ -514,7 +514,32 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
                    "avg_pool3d")
 
 
+
+def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                   padding: str = "SAME", data_format: Optional[str] = None,
+                   dilations: Any = None, name: Optional[str] = None) -> Tensor:
+    """``tf.nn.conv_transpose``: ``conv1d_transpose``, ``conv2d_transpose`` or
+    ``conv3d_transpose``, chosen by the rank of ``input`` (3, 4 or 5).
+
+    Raises:
+      ValueError: an input of another or unknown rank.
+    """
+    x = convert_to_tensor(input)
+    rank = x.shape.ndims
+    if rank == 3:
+        return conv1d_transpose(x, filters, output_shape, strides, padding,
+                                data_format or "NWC", dilations, name)
+    if rank == 4:
+        return conv2d_transpose(x, filters, output_shape, strides, padding,
+                                data_format or "NHWC", name, dilations=dilations)
+    if rank == 5:
+        return conv3d_transpose(x, filters, output_shape, strides, padding,
+                                data_format or "NDHWC", name, dilations=dilations)
+    raise ValueError(f"conv_transpose: input must have rank 3, 4 or 5 (known when the graph "
+                     f"is built), got {x.shape}")
+
+
 __all__ = ["conv2d_transpose", "depthwise_conv2d", "depthwise_conv2d_native",
            "separable_conv2d", "atrous_conv2d", "conv1d", "conv1d_transpose", "conv3d",
            "conv3d_transpose", "conv3d_backprop_filter", "convolution", "max_pool3d",
-           "avg_pool3d"]
+           "avg_pool3d", "conv_transpose"]

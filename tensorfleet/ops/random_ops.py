@@ -49,6 +49,8 @@ register_op("Multinomial", _multinomial_shape, stateful=True)
 register_op("RandomGamma", lambda op: [shape_from_tensor(op.inputs[0]).concatenate(
     op.inputs[1].shape)], stateful=True)
 register_op("RandomGammaGrad", lambda op: [op.inputs[1].shape])
+register_op("RandomPoissonV2", lambda op: [shape_from_tensor(op.inputs[0]).concatenate(
+    op.inputs[1].shape)], stateful=True)
 
 
 def _seed_attrs(seed: Optional[int]) -> Dict[str, Any]:
@@ -192,5 +194,28 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dtypes.
         return math_ops.maximum(tiny, math_ops.divide(x, b))
 
 
+def random_poisson(lam: Any, shape: Any, dtype: Any = _dtypes.float32,
+                   seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    """Poisson samples of shape ``shape + lam.shape``: for each rate in ``lam``, ``shape``
+    draws, as ``dtype`` (a float or integer type). Not differentiable.
+
+    Raises:
+      ValueError: a ``dtype`` that is neither float nor integer.
+    """
+    dt = _dtypes.as_dtype(dtype)
+    if not (dt.is_floating or dt in (_dtypes.int32, _dtypes.int64)):
+        raise ValueError(f"Invalid dtype {dt.name} for random_poisson: float16, float32, "
+                         f"float64, int32 or int64 is required")
+    with get_default_graph().name_scope(name or "random_poisson"):
+        rate = convert_to_tensor(lam, name="lam")
+        if not rate.dtype.is_floating and rate.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError(f"random_poisson: lam must be a float or integer tensor, got "
+                            f"{rate.dtype.name}")
+        attrs = {"dtype": dt, "R": rate.dtype}
+        attrs.update(_seed_attrs(seed))
+        return make_tensor("RandomPoissonV2", [shape_tensor(shape), rate], dt, attrs,
+                           name="RandomPoissonV2")
+
+
 __all__ = ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
-           "multinomial", "random_gamma"]
+           "multinomial", "random_gamma", "random_poisson"]

@@ -55,7 +55,8 @@ def _scatter_nd_ref_shape(op: Any) -> List[TensorShape]:
 
 register_op("GatherNd", _gather_nd_shape)
 register_op("ScatterNd", _scatter_nd_shape)
-for _t in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub"):
+for _t in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMax",
+           "TensorScatterMin"):
     register_op(_t, lambda op: [op.inputs[0].shape])
 for _t in ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"):
     register_op(_t, _scatter_nd_ref_shape, stateful=True, ref_inputs=(0,), ref_output=True)
@@ -126,7 +127,23 @@ def tensor_scatter_sub(tensor: Any, indices: Any, updates: Any,
     return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
 
 
-# The later TensorFlow names of the three ops above.
+def tensor_scatter_max(tensor: Any, indices: Any, updates: Any,
+                       name: Optional[str] = None) -> Tensor:
+    """A copy of ``tensor`` holding, at ``indices``, the maximum of its element and every
+    update for that position."""
+    return _tensor_scatter("TensorScatterMax", tensor, indices, updates, name)
+
+
+def tensor_scatter_min(tensor: Any, indices: Any, updates: Any,
+                       name: Optional[str] = None) -> Tensor:
+    """A copy of ``tensor`` holding, at ``indices``, the minimum of its element and every
+    update for that position."""
+    return _tensor_scatter("TensorScatterMin", tensor, indices, updates, name)
+
+
+# The later TensorFlow names of the ops above.
+tensor_scatter_nd_max = tensor_scatter_max
+tensor_scatter_nd_min = tensor_scatter_min
 tensor_scatter_nd_update = tensor_scatter_update
 tensor_scatter_nd_add = tensor_scatter_add
 tensor_scatter_nd_sub = tensor_scatter_sub

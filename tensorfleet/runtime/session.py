@@ -23,6 +23,7 @@ from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_g
 from tensorfleet.kernels.registry import DeadlineStep, StepState
 from tensorfleet.runtime import process
 from tensorfleet.runtime.executor import Plan, prune
+from tensorfleet.runtime.partial_run import PartialRun
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.step_stats import step_stats_from, traced_plan
 from tensorfleet.runtime.threads import adapt_blas, apply_config
@@ -285,6 +286,7 @@ class BaseSession:
         self._config = config
         self._closed = False
         self._structs: Dict[Any, _FetchStructure] = {}
+        self._partial_runs: Dict[str, PartialRun] = {}
         if isinstance(self._target, bytes):
             self._target = self._target.decode()
         apply_config(config)
@@ -360,6 +362,32 @@ class BaseSession:
         st = _FetchStructure(self._graph, fetches)
         out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals)
         return st.build([_to_user_value(v) for v in out])
+
+    def partial_run_setup(self, fetches: Any, feeds: Any = None) -> str:
+        """Starts a partial run that may fetch ``fetches`` and feed ``feeds`` (lists of
+        graph elements) over several ``partial_run`` calls; returns its handle."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        fetch_list = fetches if isinstance(fetches, (list, tuple)) else [fetches]
+        pr = PartialRun(self._graph, fetch_list, list(feeds or []))
+        self._partial_runs[pr.handle] = pr
+        return pr.handle
+
+    def partial_run(self, handle: str, fetches: Any, feed_dict: Optional[dict] = None) -> Any:
+        """Continues the partial run ``handle``: feeds ``feed_dict`` and returns
+        ``fetches``; ops that earlier calls ran are not run again.
+
+        Raises:
+          InvalidArgumentError: an unknown handle, or a feed or fetch not named in
+            ``partial_run_setup`` or already fed or fetched.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        pr = self._partial_runs.get(handle)
+        if pr is None:
+            raise errors.InvalidArgumentError(None, None, f"Must run 'setup' before performing "
+                                                          f"partial runs! (handle {handle!r})")
+        return pr.run(self, fetches, feed_dict or {})
 
     def _run_traced(self, fetches: Any, feeds: tuple, vals: Any, timeout_ms: int,
                     run_metadata: Any) -> Any:

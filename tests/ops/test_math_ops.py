@@ -336,7 +336,9 @@ def test_batched_matmul_gradients(adj):
 @pytest.mark.parametrize("axis,keep", [(None, False), (1, False), ([0, 2], True), (-1, True),
                                        ([0, 1], False)])
 def test_reduction_gradients(fn, axis, keep):
-    x = rnd(2, 3, 2, lo=0.5, hi=1.5)
+    # Distinct values 0.1 apart, drawn apart from the shared RNG: max/min have no
+    # near-ties for the central differences to straddle, whatever ran before.
+    x = np.random.RandomState(7).permutation(12).reshape(2, 3, 2) * 0.1 + 0.5
     check_gradients(lambda t: fn(t, axis=axis, keepdims=keep), [x])
 
 

@@ -142,3 +142,25 @@ def test_random_ops_are_stateful_and_not_differentiable():
     from tensorfleet.framework.op_registry import get_op_def
     assert get_op_def("RandomStandardNormal").stateful
     assert get_op_def("RandomShuffle").stateful
+
+
+def test_random_poisson_moments_dtypes_and_seed():
+    tf.set_random_seed(5)
+    lam = np.array([0.5, 4.0, 30.0])
+    draws = tf.random_poisson(lam, [4000], seed=3)
+    ints = tf.random.poisson([2.0], [3, 2], dtype=tf.int64, seed=1)
+    assert draws.shape.as_list() == [4000, 3] and ints.shape.as_list() == [3, 2, 1]
+    with tf.Session() as s:
+        d, i = s.run([draws, ints])
+    np.testing.assert_allclose(d.mean(axis=0), lam, rtol=0.06)
+    np.testing.assert_allclose(d.var(axis=0), lam, rtol=0.15)
+    assert np.all(d == np.round(d)) and i.dtype == np.int64
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.set_random_seed(5)
+        again = tf.random_poisson(lam, [4000], seed=3)
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(again), d)
+    with pytest.raises(ValueError, match="Invalid dtype"):
+        tf.random_poisson(1.0, [2], dtype=tf.string)
+    assert tf.gradients(tf.random_poisson(tf.constant(1.0), [2]), []) == []

@@ -22,6 +22,7 @@ session has its own resource manager, so there the state is per session.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import threading
@@ -41,8 +42,9 @@ logger = logging.getLogger(__name__)
 # keeps their names apart from those.
 RESOURCE_PREFIX = "_iterator/"
 STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave",
-             "padded_batch", "unbatch", "filter", "map")
-COMPOSITE_SOURCES = ("zip", "concatenate")
+             "padded_batch", "unbatch", "filter", "map", "group_by_window",
+             "bucket_by_sequence_length", "unique", "take_while")
+COMPOSITE_SOURCES = ("zip", "concatenate", "sample", "choose")
 _MAX_INT = 2 ** 62
 
 
@@ -97,13 +99,23 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
                                         f">= -1, got {shapes!r}")
             if not isinstance(values, (list, tuple)) or len(values) != len(shapes):
                 raise _invalid(op_name, "padded_batch: one padding value per component needed")
-        elif kind in ("filter", "map"):
+        elif kind in ("filter", "map", "take_while"):
             if not isinstance(st.get("fn"), SubGraph) or not all(
                     isinstance(st.get(k), (list, tuple)) for k in ("inputs", "outputs")):
                 raise _invalid(op_name, f"Dataset {kind} stage needs a sub-graph and the "
                                         f"names of its inputs and outputs")
-        elif kind == "unbatch":
+        elif kind in ("unbatch", "unique"):
             pass
+        elif kind == "group_by_window":
+            fns = [st.get("key")] + ([st["window_size_fn"]] if st.get("window_size_fn")
+                                     else [])
+            validate_stages([dict(f or {}, op="map") for f in fns], op_name, inner=True)
+            if not st.get("window_size_fn"):
+                _int(st, "window_size", 1, op_name)
+            st = dict(st, reduce=validate_stages(st.get("reduce"), op_name, inner=True))
+        elif kind == "bucket_by_sequence_length":
+            validate_stages([dict(st.get("length") or {}, op="map")], op_name, inner=True)
+            _bucket_layout(st, op_name)
         elif kind == "interleave":
             if inner:
                 raise _invalid(op_name, "Dataset.interleave cannot be nested")
@@ -270,9 +282,82 @@ def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: A
             node = dv.Unbatch(node)
         elif kind == "map":
             node = dv.Map(node, compile_fn(st))
+        elif kind == "take_while":
+            node = dv.TakeWhile(node, compile_fn(st))
+        elif kind == "unique":
+            node = dv.Unique(node)
+        elif kind in ("group_by_window", "bucket_by_sequence_length"):
+            node = _group_node(node, st, compile_fn)
         else:  # filter
             node = dv.Filter(node, compile_fn(st))
     return node, (gather if gather is not None else dv.values_out)
+
+
+def _bucket_layout(st: Dict[str, Any], op_name: Optional[str]) -> None:
+    bounds, sizes = st.get("boundaries"), st.get("batch_sizes")
+    ints = (int, np.integer)
+    if not isinstance(bounds, (list, tuple)) or not isinstance(sizes, (list, tuple)) or \
+            len(sizes) != len(bounds) + 1 or \
+            not all(isinstance(b, ints) and 0 < b < _MAX_INT for b in list(bounds) + list(sizes)) \
+            or any(a >= b for a, b in zip(bounds, bounds[1:])):
+        raise _invalid(op_name, f"bucket_by_sequence_length: boundaries must increase and "
+                                f"there must be one more positive batch size: {bounds!r}, "
+                                f"{sizes!r}")
+    if not st.get("no_padding"):
+        probe = {"op": "padded_batch", "batch_size": 1, "drop_remainder": False,
+                 "padded_shapes": st.get("padded_shapes"),
+                 "padding_values": st.get("padding_values")}
+        validate_stages([probe], op_name, inner=True)
+
+
+def _group_node(node: Iterable[Any], st: Dict[str, Any], compile_fn: Any) -> Iterable[Any]:
+    """The ``group_by_window`` or ``bucket_by_sequence_length`` node over value tuples."""
+    if st["op"] == "group_by_window":
+        key_fn = compile_fn(dict(st["key"], op="map"))
+        size_fn = compile_fn(dict(st["window_size_fn"], op="map")) \
+            if st.get("window_size_fn") else None
+        sizes: Dict[int, int] = {}
+
+        def size_for(k: int) -> int:
+            if size_fn is None:
+                return int(st["window_size"])
+            if k not in sizes:
+                n = dv.scalar_int(size_fn, (np.int64(k),), "window_size_func")
+                if not 1 <= n < _MAX_INT:
+                    raise _invalid(None, f"group_by_window: window_size_func gave {n} for "
+                                         f"key {k}; it must be positive")
+                sizes[k] = n
+            return sizes[k]
+
+        def reduce(k: int, elements: List[Any]) -> Iterable[Any]:
+            out, _ = build_mixed(elements, st["reduce"], None, None, compile_fn)
+            return out
+
+        return dv.GroupByWindow(node, lambda e: dv.scalar_int(key_fn, e, "key_func"),
+                                size_for, reduce)
+    length_fn = compile_fn(dict(st["length"], op="map"))
+    bounds = [int(b) for b in st["boundaries"]]
+    batch_sizes = [int(b) for b in st["batch_sizes"]]
+    drop = bool(st.get("drop_remainder"))
+
+    def bucket(e: Any) -> int:
+        n = dv.scalar_int(length_fn, e, "element_length_func")
+        b = bisect.bisect_right(bounds, n)
+        if st.get("pad_to_bucket_boundary") and b == len(bounds):
+            raise _invalid(None, f"bucket_by_sequence_length: with pad_to_bucket_boundary an "
+                                 f"element's length must be below the last boundary "
+                                 f"{bounds[-1]}, got {n}")
+        return b
+
+    def batch_of(b: int, elements: List[Any]) -> Iterable[Any]:
+        size = batch_sizes[b]
+        if st.get("no_padding"):
+            return dv.ValueBatch(elements, size, drop)
+        shapes = [[(bounds[b] - 1 if st.get("pad_to_bucket_boundary") else -1) if d < 0
+                   else int(d) for d in sh] for sh in st["padded_shapes"]]
+        return dv.PaddedBatch(elements, size, drop, shapes, list(st["padding_values"]))
+
+    return dv.GroupByWindow(node, bucket, lambda b: batch_sizes[b], batch_of)
 
 
 def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
@@ -281,7 +366,8 @@ def _inner_maker(st: Dict[str, Any], resolve: Any) -> Any:
         raise _invalid(None, "Dataset.interleave needs a data set of file names upstream")
 
     def make(row: Any) -> Iterable[Any]:
-        files = FileRecords([resolve(row)], reader["reader"], reader.get("compression"))
+        files = FileRecords([resolve(row)], reader["reader"], reader.get("compression"),
+                            reader.get("layout"))
         return build_pipeline(files, st["stages"])
     return make
 
@@ -304,7 +390,7 @@ def _root(source: Dict[str, Any], components: List[Any],
     if kind == "files":
         check_reader(source, op_name)
         root = FileRecords(_string_scalars(components, op_name), source["reader"],
-                           source.get("compression"))
+                           source.get("compression"), source.get("layout"))
         return root, _values_gather, None
     if kind == "slices":
         if not components:
@@ -360,10 +446,35 @@ def _build_source(source: Dict[str, Any], stages: List[Dict[str, Any]], componen
                 child.get("source"), validate_stages(child.get("stages"), op_name), mine,
                 op_name, ctx, depth + 1)
             built.append(dv.Gather(sub, gather) if gather is not dv.values_out else sub)
-        node = dv.Zip(built) if kind == "zip" else dv.Concatenate(built)
+        if components:
+            raise _invalid(op_name, f"{kind} source: {len(components)} components left over")
+        node = _composite(source, kind, built, op_name)
         return build_mixed(node, stages, None, None, compile_fn)
     root, gather, resolve = _root(source, components, op_name)
     return build_mixed(root, stages, gather, resolve, compile_fn)
+
+
+def _composite(source: Dict[str, Any], kind: str, built: List[Iterable[Any]],
+               op_name: Optional[str]) -> Iterable[Any]:
+    if kind == "zip":
+        return dv.Zip(built)
+    if kind == "concatenate":
+        return dv.Concatenate(built)
+    stop = bool(source.get("stop_on_empty", False))
+    if kind == "choose":
+        if len(built) < 2:
+            raise _invalid(op_name, "choose source needs a choice child and data sets")
+        return dv.Choose(built[0], built[1:], stop)
+    weights, seed = source.get("weights"), source.get("seed")
+    if not isinstance(weights, list) or len(weights) != len(built) or not all(
+            isinstance(w, (int, float)) and w >= 0 for w in weights) or sum(weights) <= 0:
+        raise _invalid(op_name, f"sample source needs one non-negative weight per data set, "
+                                f"got {weights!r}")
+    if seed is not None and (not isinstance(seed, list) or not all(
+            isinstance(v, int) and 0 <= v < 2 ** 64 for v in seed)):
+        raise _invalid(op_name, f"sample source seed must be None or non-negative ints, got "
+                                f"{seed!r}")
+    return dv.Sample(built, weights, seed, stop)
 
 
 class IteratorResource:

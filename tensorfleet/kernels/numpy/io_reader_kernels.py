@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.numpy.reader_kernels import fixed_length_records as _fixed_length_records
 from tensorfleet.kernels.numpy.reader_kernels import iter_lines
 from tensorfleet.platform.tf_record import compression_kind, iter_records, open_for_reading
 from tensorfleet.kernels.queue_resources import FIFOQueueResource
@@ -53,46 +54,6 @@ def _whole_file_records(name: bytes) -> Iterator[Record]:
     finally:
         f.close()
     yield name, data
-
-
-def _fixed_length_records(name: bytes, record_bytes: int, header_bytes: int,
-                          footer_bytes: int, hop_bytes: int,
-                          encoding: str) -> Iterator[Record]:
-    """Records at ``header + k * step`` (step is ``hop_bytes`` when positive, else
-    ``record_bytes``) that end at or before the footer. The file is streamed: a
-    record is emitted once the bytes after it show it cannot lie in the footer."""
-    step = hop_bytes if hop_bytes > 0 else record_bytes
-    f = open_for_reading(name, encoding or None)
-    try:
-        buf = bytearray()
-        base = 0          # file offset of buf[0]
-        eof = False
-        start = header_bytes
-        number = 0
-        while True:
-            need = start + record_bytes + footer_bytes - base
-            while not eof and len(buf) < need:
-                try:
-                    chunk = f.read(max(_CHUNK, need - len(buf)))
-                except (OSError, EOFError) as e:
-                    raise errors.DataLossError(None, None, f"{os.fsdecode(name)}: corrupted "
-                                                           f"compressed data: {e}") from None
-                if not chunk:
-                    eof = True
-                buf += chunk
-            if len(buf) < need:
-                return
-            lo = start - base
-            yield b"%s:%d" % (name, number), bytes(buf[lo:lo + record_bytes])
-            number += 1
-            start += step
-            # Drop what no later record can reach, so memory stays bounded.
-            drop = start - base
-            if drop > _CHUNK:
-                del buf[:drop]
-                base = start
-    finally:
-        f.close()
 
 
 # -- the resource -----------------------------------------------------------------------------

@@ -133,6 +133,19 @@ def _random_gamma(ctx: KernelContext, shape: Any, alpha: Any) -> np.ndarray:
     return np.where(np.broadcast_to(ok, size), draws, np.nan).astype(dt)
 
 
+@register_kernel("RandomPoissonV2")
+def _random_poisson(ctx: KernelContext, shape: Any, rate: Any) -> np.ndarray:
+    lam = np.asarray(rate, dtype=np.float64)
+    size = tuple(shape_arg(ctx, shape)) + lam.shape
+    # Negative or NaN rates give NaN for float outputs (TensorFlow's), and are refused
+    # for integer outputs, which cannot hold NaN.
+    ok = lam >= 0
+    if not ok.all() and ctx.attrs["dtype"].np.kind != "f":
+        raise invalid(ctx, "lam must be non-negative for an integer dtype")
+    draws = generator(ctx).poisson(np.where(ok, lam, 0.0), size=size).astype(np.float64)
+    return np.where(np.broadcast_to(ok, size), draws, np.nan).astype(ctx.attrs["dtype"].np)
+
+
 @register_kernel("RandomGammaGrad")
 def _random_gamma_grad(ctx: KernelContext, alpha: Any, sample: Any) -> np.ndarray:
     # The sample as a function of alpha at a fixed quantile u = P(alpha, x) (implicit

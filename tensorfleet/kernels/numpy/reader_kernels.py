@@ -9,12 +9,14 @@ memory; a file is opened only when the pipeline reaches it.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
 from tensorfleet.platform.tf_record import compression_kind, iter_records, open_for_reading
 
-READERS = ("text", "tfrecord")
+READERS = ("text", "tfrecord", "fixed")
+# The layout fields of the "fixed" reader (FixedLengthRecordDataset).
+FIXED_LAYOUT = ("record_bytes", "header_bytes", "footer_bytes")
 _CHUNK = 256 * 1024
 
 
@@ -42,15 +44,70 @@ def iter_lines(path: str, compression: Any = None) -> Iterator[bytes]:
         f.close()
 
 
-def iter_file(path: Any, reader: str, compression: Any = None) -> Iterator[bytes]:
-    """The records of one file: lines (``reader="text"``) or TFRecords."""
+def iter_file(path: Any, reader: str, compression: Any = None,
+              layout: Optional[Dict[str, int]] = None) -> Iterator[bytes]:
+    """The records of one file: lines (``reader="text"``), TFRecords, or records of
+    ``layout["record_bytes"]`` bytes between a header and a footer (``"fixed"``)."""
     p = os.fsdecode(path) if isinstance(path, (bytes, str)) else str(path)
     if reader == "text":
         return iter_lines(p, compression)
     if reader == "tfrecord":
         return (data for _, data in iter_records(p, compression))
+    if reader == "fixed":
+        lay = layout or {}
+        return (data for _, data in fixed_length_records(
+            os.fsencode(p), int(lay["record_bytes"]), int(lay.get("header_bytes", 0)),
+            int(lay.get("footer_bytes", 0)), 0, compression or "", whole=True))
     raise errors.InvalidArgumentError(None, None, f"Unknown file reader {reader!r}; known: "
                                                   f"{READERS}")
+
+
+def fixed_length_records(name: bytes, record_bytes: int, header_bytes: int,
+                          footer_bytes: int, hop_bytes: int, encoding: str,
+                          whole: bool = False) -> Iterator[Tuple[bytes, bytes]]:
+    """Records at ``header + k * step`` (step is ``hop_bytes`` when positive, else
+    ``record_bytes``) that end at or before the footer. The file is streamed: a
+    record is emitted once the bytes after it show it cannot lie in the footer. With
+    ``whole``, a body that is not a whole number of records is an InvalidArgumentError."""
+    step = hop_bytes if hop_bytes > 0 else record_bytes
+    f = open_for_reading(name, encoding or None)
+    try:
+        buf = bytearray()
+        base = 0          # file offset of buf[0]
+        eof = False
+        start = header_bytes
+        number = 0
+        while True:
+            need = start + record_bytes + footer_bytes - base
+            while not eof and len(buf) < need:
+                try:
+                    chunk = f.read(max(_CHUNK, need - len(buf)))
+                except (OSError, EOFError) as e:
+                    raise errors.DataLossError(None, None, f"{os.fsdecode(name)}: corrupted "
+                                                           f"compressed data: {e}") from None
+                if not chunk:
+                    eof = True
+                buf += chunk
+            if len(buf) < need:
+                body = base + len(buf) - footer_bytes - header_bytes
+                if whole and body % record_bytes:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Excluding the header ({header_bytes} bytes) and footer "
+                        f"({footer_bytes} bytes), input file \"{os.fsdecode(name)}\" has body "
+                        f"length {max(body, 0)} bytes, which is not an exact multiple of the "
+                        f"record length ({record_bytes} bytes).")
+                return
+            lo = start - base
+            yield b"%s:%d" % (name, number), bytes(buf[lo:lo + record_bytes])
+            number += 1
+            start += step
+            # Drop what no later record can reach, so memory stays bounded.
+            drop = start - base
+            if drop > _CHUNK:
+                del buf[:drop]
+                base = start
+    finally:
+        f.close()
 
 
 def check_reader(spec: Any, op_name: Optional[str]) -> None:
@@ -62,17 +119,27 @@ def check_reader(spec: Any, op_name: Optional[str]) -> None:
         compression_kind(spec.get("compression"))
     except ValueError as e:
         raise errors.InvalidArgumentError(op_name, None, str(e)) from None
+    if spec["reader"] == "fixed":
+        lay = spec.get("layout")
+        if not isinstance(lay, dict) or not all(
+                isinstance(lay.get(k), int) and not isinstance(lay.get(k), bool)
+                and lay[k] >= (1 if k == "record_bytes" else 0) for k in FIXED_LAYOUT):
+            raise errors.InvalidArgumentError(
+                op_name, None, f"The fixed-length reader needs record_bytes >= 1 and "
+                f"header_bytes, footer_bytes >= 0, got {lay!r}")
 
 
 class FileRecords:
     """The records of ``filenames``, one file after the other."""
 
-    def __init__(self, filenames: Sequence[Any], reader: str, compression: Any):
+    def __init__(self, filenames: Sequence[Any], reader: str, compression: Any,
+                 layout: Optional[Dict[str, int]] = None):
         self.filenames, self.reader, self.compression = list(filenames), reader, compression
+        self.layout = layout
 
     def __iter__(self) -> Iterator[bytes]:
         for name in self.filenames:
-            yield from iter_file(name, self.reader, self.compression)
+            yield from iter_file(name, self.reader, self.compression, self.layout)
 
 
 class Interleave:

@@ -92,7 +92,15 @@ def _sub_at(v: np.ndarray, idx: Tuple[np.ndarray, ...], u: np.ndarray) -> None:
     np.subtract.at(v, idx, u)
 
 
-_FNS = {"Update": _assign_at, "Add": _add_at, "Sub": _sub_at}
+def _max_at(v: np.ndarray, idx: Tuple[np.ndarray, ...], u: np.ndarray) -> None:
+    np.maximum.at(v, idx, u)
+
+
+def _min_at(v: np.ndarray, idx: Tuple[np.ndarray, ...], u: np.ndarray) -> None:
+    np.minimum.at(v, idx, u)
+
+
+_FNS = {"Update": _assign_at, "Add": _add_at, "Sub": _sub_at, "Max": _max_at, "Min": _min_at}
 for _kind, _fn in _FNS.items():
     register_kernel("TensorScatter" + _kind)(_tensor_scatter(_fn))
 

@@ -1,0 +1,5 @@
+"""``DecodeCompressed`` has no gradient: it turns bytes into bytes."""
+
+from tensorfleet.gradients.registry import no_gradient
+
+no_gradient("DecodeCompressed")

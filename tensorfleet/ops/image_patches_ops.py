@@ -1,0 +1,106 @@
+"""``tf.extract_image_patches`` (``tf.image.extract_patches``): every ``ksizes`` window
+of an NHWC image batch, taken every ``strides`` pixels with ``rates`` dilation, laid out
+along the depth of the output.
+
+The op is a gather: ``patch_index`` says which input element (or padding) each output
+element reads, and the gradient adds the output's gradient back at those positions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tensorfleet.framework.graph import Tensor, convert_to_tensor
+from tensorfleet.framework.op_registry import register_op
+from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
+from tensorfleet.ops.op_util import make_tensor
+
+
+def _out_size(size: int, k: int, stride: int, rate: int, padding: str) -> Tuple[int, int]:
+    """(output size, padding before) of one spatial dimension."""
+    eff = k + (k - 1) * (rate - 1)
+    if padding == "VALID":
+        return max(math.ceil((size - eff + 1) / stride), 0), 0
+    out = math.ceil(size / stride)
+    pad = max((out - 1) * stride + eff - size, 0)
+    return out, pad // 2
+
+
+def patch_index(height: int, width: int, depth: int, ksizes: Sequence[int],
+                strides: Sequence[int], rates: Sequence[int], padding: str) -> np.ndarray:
+    """For each output element of one image (``[out_rows, out_cols, kr * kc * depth]``),
+    the flat index into the image's ``height * width * depth`` elements, or
+    ``height * width * depth`` where the window reads padding."""
+    (kr, kc), (sr, sc), (rr, rc) = ksizes[1:3], strides[1:3], rates[1:3]
+    oh, ph = _out_size(height, kr, sr, rr, padding)
+    ow, pw = _out_size(width, kc, sc, rc, padding)
+    rows = (np.arange(oh) * sr - ph)[:, None] + np.arange(kr) * rr          # [oh, kr]
+    cols = (np.arange(ow) * sc - pw)[:, None] + np.arange(kc) * rc          # [ow, kc]
+    r = rows[:, None, :, None, None]
+    c = cols[None, :, None, :, None]
+    d = np.arange(depth)[None, None, None, None, :]
+    flat = (r * width + c) * depth + d                                       # [oh,ow,kr,kc,D]
+    inside = (r >= 0) & (r < height) & (c >= 0) & (c < width) & (d >= 0)
+    out = np.where(inside, flat, height * width * depth)
+    return out.reshape(oh, ow, kr * kc * depth).astype(np.int64)
+
+
+def _check(name: str, v: Any) -> List[int]:
+    v = list(v) if isinstance(v, (list, tuple)) else None
+    if v is None or len(v) != 4 or v[0] != 1 or v[3] != 1 or any(
+            not isinstance(x, int) or x < 1 for x in v):
+        raise ValueError(f"extract_image_patches: {name} must be [1, rows, cols, 1] of "
+                         f"positive ints, got {v}")
+    return v
+
+
+def _patches_shape(op: Any) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    a = op.attrs
+    if s.ndims != 4 or None in s.as_list()[1:]:
+        return [unknown_shape(4)]
+    b, h, w, d = s.as_list()
+    oh, _ = _out_size(h, a["ksizes"][1], a["strides"][1], a["rates"][1], a["padding"])
+    ow, _ = _out_size(w, a["ksizes"][2], a["strides"][2], a["rates"][2], a["padding"])
+    return [TensorShape([b, oh, ow, a["ksizes"][1] * a["ksizes"][2] * d])]
+
+
+register_op("ExtractImagePatches", _patches_shape)
+
+
+def extract_image_patches(images: Any, ksizes: Optional[Sequence[int]] = None,
+                          strides: Optional[Sequence[int]] = None,
+                          rates: Optional[Sequence[int]] = None, padding: Optional[str] = None,
+                          name: Optional[str] = None,
+                          sizes: Optional[Sequence[int]] = None) -> Tensor:
+    """Patches of ``images`` ([batch, rows, cols, depth]): output
+    ``[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]``, each patch's pixels
+    in row-major order with their channels innermost.
+
+    Raises:
+      ValueError: ``ksizes``/``strides``/``rates`` not ``[1, r, c, 1]``, ``padding`` not
+        SAME or VALID, images not of rank 4, or both ``ksizes`` and ``sizes``.
+    """
+    if sizes is not None:
+        if ksizes is not None:
+            raise ValueError("extract_image_patches: give ksizes or sizes, not both")
+        ksizes = sizes
+    k, s, r = _check("ksizes", ksizes), _check("strides", strides), _check("rates", rates)
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"extract_image_patches: padding must be 'SAME' or 'VALID', got "
+                         f"{padding!r}")
+    x = convert_to_tensor(images, name="images")
+    if x.shape.ndims not in (None, 4):
+        raise ValueError(f"extract_image_patches: images must have rank 4, got {x.shape}")
+    return make_tensor("ExtractImagePatches", [x], x.dtype,
+                       {"ksizes": k, "strides": s, "rates": r, "padding": padding},
+                       name=name or "ExtractImagePatches")
+
+
+def extract_patches(images: Any, sizes: Sequence[int], strides: Sequence[int],
+                    rates: Sequence[int], padding: str, name: Optional[str] = None) -> Tensor:
+    """``tf.image.extract_patches``: ``extract_image_patches`` with ``sizes``."""
+    return extract_image_patches(images, sizes, strides, rates, padding, name)
