@@ -16,6 +16,7 @@ from typing import Any, Dict, Sequence
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.runtime.executor import prune
+from tensorfleet.runtime.fetch_structure import FetchStructure
 
 _HANDLES = itertools.count(1)
 
@@ -42,7 +43,6 @@ class PartialRun:
 
     def run(self, session: Any, fetches: Any, feed_dict: Dict[Any, Any]) -> Any:
         """Feeds ``feed_dict``, computes ``fetches`` (a structure as for ``run``)."""
-        from tensorfleet.runtime.session import _FetchStructure
         with self.lock:
             new_feeds = {}
             for k, v in (feed_dict or {}).items():
@@ -55,7 +55,7 @@ class PartialRun:
                     raise errors.InvalidArgumentError(
                         None, None, f"The feed {t.name} has already been fed.")
                 new_feeds[t] = v
-            st = _FetchStructure(self.graph, fetches)
+            st = FetchStructure(self.graph, fetches)
             for el in list(st.tensors) + list(st.targets):
                 if el not in self.allowed_fetches:
                     raise errors.InvalidArgumentError(

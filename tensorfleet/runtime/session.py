@@ -23,6 +23,7 @@ from tensorfleet.framework.graph import (Graph, Operation, Tensor, get_default_g
 from tensorfleet.kernels.registry import DeadlineStep, StepState
 from tensorfleet.runtime import process
 from tensorfleet.runtime.executor import Plan, prune
+from tensorfleet.runtime.fetch_structure import FetchStructure
 from tensorfleet.runtime.partial_run import PartialRun
 from tensorfleet.runtime.resource_mgr import ResourceManager
 from tensorfleet.runtime.step_stats import step_stats_from, traced_plan
@@ -107,67 +108,6 @@ class LocalBackend:
             for step in self._running:
                 step.cancelled = True
         self._plans.clear()
-
-
-class _FetchStructure:
-    """Flattens nested fetches into unique tensors/ops and rebuilds the result."""
-
-    def __init__(self, graph: Graph, fetches: Any):
-        self.tensors: List[Tensor] = []
-        self.targets: List[Operation] = []
-        self._tindex: Dict[Tensor, int] = {}
-        self._graph = graph
-        self.spec = self._flatten(fetches)
-
-    def _flatten(self, f: Any) -> Any:
-        if isinstance(f, dict):
-            return ("dict", type(f), [(k, self._flatten(v)) for k, v in f.items()])
-        if isinstance(f, tuple) and hasattr(f, "_fields"):
-            return ("namedtuple", type(f), [self._flatten(v) for v in f])
-        if isinstance(f, (list, tuple)):
-            return ("seq", type(f), [self._flatten(v) for v in f])
-        comps = getattr(f, "_fetch_components", None)
-        if comps is not None:
-            parts, rebuild = comps()
-            return ("composite", rebuild, [self._flatten(p) for p in parts])
-        if f is None:
-            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
-        try:
-            el = self._graph.as_graph_element(f)
-        except (KeyError, ValueError) as e:
-            raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
-        except TypeError as e:
-            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
-                            f"or Tensor. ({e})") from None
-        if isinstance(el, Operation):
-            if el not in self.targets:
-                self.targets.append(el)
-            return ("op",)
-        if el not in self._tindex:
-            self._tindex[el] = len(self.tensors)
-            self.tensors.append(el)
-        return ("t", self._tindex[el])
-
-    def build(self, values: Sequence[Any]) -> Any:
-        return self._build(self.spec, values)
-
-    def _build(self, spec: Any, values: Sequence[Any]) -> Any:
-        kind = spec[0]
-        if kind == "t":
-            return values[spec[1]]
-        if kind == "op":
-            return None
-        if kind == "dict":
-            out = spec[1]()
-            for k, s in spec[2]:
-                out[k] = self._build(s, values)
-            return out
-        if kind == "namedtuple":
-            return spec[1](*[self._build(s, values) for s in spec[2]])
-        if kind == "composite":
-            return spec[1](*[self._build(s, values) for s in spec[2]])
-        items = [self._build(s, values) for s in spec[2]]
-        return items if spec[1] is list else spec[1](items)
 
 
 _PRIVATE_CHECKS: List[Callable[[np.ndarray], bool]] = []
@@ -285,7 +225,7 @@ class BaseSession:
         self._target = target or ""
         self._config = config
         self._closed = False
-        self._structs: Dict[Any, _FetchStructure] = {}
+        self._structs: Dict[Any, FetchStructure] = {}
         self._partial_runs: Dict[str, PartialRun] = {}
         if isinstance(self._target, bytes):
             self._target = self._target.decode()
@@ -344,12 +284,12 @@ class BaseSession:
         else:
             feeds, vals = (), ()
         if self._graph._unfetchable:
-            _check_fetchable(self._graph, _FetchStructure(self._graph, fetches))
+            _check_fetchable(self._graph, FetchStructure(self._graph, fetches))
         timeout_ms = _timeout_of(options) if options is not None else 0
         if run_metadata is not None and getattr(options, "trace_level", 0):
             return self._run_traced(fetches, feeds, vals, timeout_ms, run_metadata)
         if timeout_ms:
-            st = _FetchStructure(self._graph, fetches)
+            st = FetchStructure(self._graph, fetches)
             out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
                                     timeout_ms=timeout_ms)
             return st.build([_to_user_value(v) for v in out])
@@ -359,7 +299,7 @@ class BaseSession:
         if type(fetches) is Operation and fetches.graph is self._graph:
             self._backend.run((), (fetches,), feeds, vals)
             return None
-        st = _FetchStructure(self._graph, fetches)
+        st = FetchStructure(self._graph, fetches)
         out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals)
         return st.build([_to_user_value(v) for v in out])
 
@@ -393,7 +333,7 @@ class BaseSession:
                     run_metadata: Any) -> Any:
         """A step whose ops are timed into ``run_metadata.step_stats`` (in-process
         sessions only: a cluster's master does not time ops, and says so once)."""
-        st = _FetchStructure(self._graph, fetches)
+        st = FetchStructure(self._graph, fetches)
         if not isinstance(self._backend, LocalBackend):
             _warn_no_trace(self._target)
             out = self._backend.run(tuple(st.tensors), tuple(st.targets), feeds, vals,
@@ -462,7 +402,7 @@ class BaseSession:
 
     def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None) -> Callable:
         """A function that runs ``fetches`` with positional feeds, skipping re-analysis."""
-        st = _FetchStructure(self._graph, fetches)
+        st = FetchStructure(self._graph, fetches)
         feeds = tuple(self._feed_tensor(f) for f in (feed_list or ()))
         ft, tg = tuple(st.tensors), tuple(st.targets)
 
