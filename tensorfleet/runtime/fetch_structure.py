@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
-
 from tensorfleet.framework.graph import Graph, Operation, Tensor
 
 
