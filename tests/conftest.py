@@ -32,6 +32,11 @@ _PROCESS_LANES = {
 }
 _LANE_OF = {path: lane for lane, paths in _PROCESS_LANES.items() for path in paths}
 _TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+# A moved or renamed file would silently leave its lane and crowd the cores again.
+_GONE = sorted(p for p in _LANE_OF if not os.path.exists(os.path.join(_TESTS_DIR, p)))
+if _GONE:
+    raise pytest.UsageError(f"tests/conftest.py lists process-lane files that do not exist: "
+                            f"{_GONE}")
 
 
 def pytest_xdist_auto_num_workers(config):
