@@ -60,6 +60,29 @@ def _fresh_graph():
 
 
 @pytest.fixture
+def network_hosts():
+    """A factory of ``tensorfleet.testing.hosts.NetworkHosts``: ``network_hosts(n,
+    rate=None)`` makes n hosts, removed with everything running on them at teardown.
+    Skips, saying why, where network namespaces cannot be made."""
+    from tensorfleet.testing import hosts
+    why = hosts.unavailable()
+    if why:
+        pytest.skip(f"network namespaces unavailable: {why}")
+    hosts.sweep()  # what a killed earlier run left
+    made = []
+
+    def make(n, rate=None):
+        h = hosts.NetworkHosts(n, rate=rate)
+        made.append(h)
+        return h.create()
+    try:
+        yield make
+    finally:
+        for h in made:
+            h.close()
+
+
+@pytest.fixture
 def channels():
     """A private gRPC channel cache, closed at teardown."""
     from tensorfleet.transport import rpc
