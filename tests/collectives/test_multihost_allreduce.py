@@ -13,7 +13,6 @@ all-reduces with the right sums and exits 0. Nothing hangs.
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import secrets
