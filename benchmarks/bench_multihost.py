@@ -86,8 +86,11 @@ def _tensorfleet_rank(rank: int, addresses: List[str], size_mib: int, iters: int
     import numpy as np
     from tensorfleet.collectives import RingGroup
     n = len(addresses)
+    # BENCH_CHUNK_BYTES: the ring's largest frame, for experiments (default otherwise).
+    options = ({"chunk_bytes": int(os.environ["BENCH_CHUNK_BYTES"])}
+               if os.environ.get("BENCH_CHUNK_BYTES") else {})
     group = RingGroup([f"{a}:{PORT}" for a in addresses], rank, "bench", timeout=120,
-                      connect_timeout=120)
+                      connect_timeout=120, **options)
     x = np.full(size_mib * MIB // 4, rank + 1, np.float32)
     out = np.empty_like(x)
     times = []
