@@ -29,8 +29,9 @@ from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min,
 from tensorfleet.ops.check_ops import (is_non_decreasing, is_strictly_increasing)
 
 from tensorfleet.ops.math_composite_ops import (cumulative_logsumexp, xlog1py)
+from tensorfleet.ops.complex_ops import (angle, conj, imag, real)
 
-__all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
+__all__ = ["angle", "conj", "imag", "real", "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
            "asinh", "atan", "atan2", "atanh", "bessel_i0", "bessel_i0e", "bessel_i1",
            "bessel_i1e", "betainc", "bincount", "ceil", "confusion_matrix", "cos", "cosh",
            "count_nonzero", "cumprod", "cumsum", "cumulative_logsumexp", "digamma", "divide",
