@@ -30,8 +30,14 @@ from tensorfleet.ops.check_ops import (is_non_decreasing, is_strictly_increasing
 
 from tensorfleet.ops.math_composite_ops import (cumulative_logsumexp, xlog1py)
 from tensorfleet.ops.complex_ops import (angle, conj, imag, real)
+from tensorfleet.ops.approx_top_k_ops import (approx_max_k, approx_min_k)
+from tensorfleet.ops.sobol_ops import sobol_sample
+from tensorfleet.ops.special_functions import (erfcinv, igamma, igammac)
 
-__all__ = ["angle", "conj", "imag", "real", "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
+from tensorfleet.api import math_special as special
+
+__all__ = ["angle", "approx_max_k", "approx_min_k", "erfcinv", "igamma", "igammac",
+           "sobol_sample", "special", "conj", "imag", "real", "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
            "asinh", "atan", "atan2", "atanh", "bessel_i0", "bessel_i0e", "bessel_i1",
            "bessel_i1e", "betainc", "bincount", "ceil", "confusion_matrix", "cos", "cosh",
            "count_nonzero", "cumprod", "cumsum", "cumulative_logsumexp", "digamma", "divide",
