@@ -215,3 +215,22 @@ __all__ = [
     "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
     "float8_e5m2fnuz", "int4", "uint4", "int2", "uint2", "float4_e2m1fn",
 ]
+
+
+# ``tf.dtypes`` is this module; the conversions it also offers (``tf.dtypes.cast`` ...)
+# and ``tf.dtypes.experimental`` live in the op layers above, so they are looked up on
+# first use rather than imported here.
+_LATE = {"cast": ("tensorfleet.ops.array_ops_core", "cast"),
+         "saturate_cast": ("tensorfleet.ops.array_transform_ops", "saturate_cast"),
+         "as_string": ("tensorfleet.ops.categorical_ops", "as_string"),
+         "complex": ("tensorfleet.ops.complex_ops", "complex"),
+         "experimental": ("tensorfleet.api.dtypes_experimental", None)}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LATE:
+        import importlib
+        module, attr = _LATE[name]
+        found = importlib.import_module(module)
+        return found if attr is None else getattr(found, attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
