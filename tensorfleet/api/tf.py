@@ -15,6 +15,7 @@ from tensorfleet.dtypes import (QUANTIZED_DTYPES, bfloat16, complex128, complex6
 from tensorfleet.errors import OpError
 from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_complex128,
     to_complex64)
+from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
 from tensorfleet.ops.special_functions import (igamma, igammac)
 from tensorfleet.ops.spectral_ops import (fft, fft2d, fft3d, fftnd, ifft, ifft2d, ifft3d,
     ifftnd, irfftnd, rfftnd)
@@ -289,6 +290,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "angle", "complex", "conj", "fft", "fft2d", "fft3d", "fftnd", "ifft", "ifft2d", "ifft3d",
     "ifftnd", "imag", "irfftnd", "real", "rfftnd", "to_complex128", "to_complex64",
     # special functions
-    "igamma", "igammac",
+    "igamma", "igammac", "matrix_square_root",
     # namespaces
     "signal", "spectral"]

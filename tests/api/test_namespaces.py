@@ -69,7 +69,8 @@ def test_the_top_level_exports_exactly_api_tf():
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
           "train_queue_runner": ("train", "queue_runner"), "math_special": ("math", "special"),
-          "dtypes_experimental": ("dtypes", "experimental")}
+          "dtypes_experimental": ("dtypes", "experimental"),
+          "linalg_experimental": ("linalg", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
