@@ -43,8 +43,10 @@ from tensorfleet.ops.math_composite_ops import (compute_average_loss,
 
 from tensorfleet.ops.nn_conv_variant_ops import conv_transpose
 from tensorfleet.ops.approx_top_k_ops import (approx_max_k, approx_min_k)
+from tensorfleet.ops.nn_sampling_ops import all_candidate_sampler
 
-__all__ = ["approx_max_k", "approx_min_k", "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+__all__ = ["all_candidate_sampler", "approx_max_k", "approx_min_k",
+           "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "avg_pool_v2", "batch_norm_with_global_normalization", "batch_normalization",
            "batch_to_space", "bias_add", "bidirectional_dynamic_rnn", "collapse_repeated",
            "compute_accidental_hits", "compute_average_loss", "conv1d", "conv1d_transpose",

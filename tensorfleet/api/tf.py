@@ -17,6 +17,7 @@ from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_co
     to_complex64)
 from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
 from tensorfleet.ops.special_functions import (igamma, igammac)
+from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
 from tensorfleet.ops.spectral_ops import (fft, fft2d, fft3d, fftnd, ifft, ifft2d, ifft3d,
     ifftnd, irfftnd, rfftnd)
 from tensorfleet.framework.config_options import (GPUOptions, GraphOptions, LogMessage,
@@ -291,5 +292,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "ifftnd", "imag", "irfftnd", "real", "rfftnd", "to_complex128", "to_complex64",
     # special functions
     "igamma", "igammac", "matrix_square_root",
+    # random
+    "random_index_shuffle",
     # namespaces
     "signal", "spectral"]

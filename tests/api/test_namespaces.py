@@ -70,7 +70,8 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
           "train_queue_runner": ("train", "queue_runner"), "math_special": ("math", "special"),
           "dtypes_experimental": ("dtypes", "experimental"),
-          "linalg_experimental": ("linalg", "experimental")}
+          "linalg_experimental": ("linalg", "experimental"),
+          "random_experimental": ("random", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])

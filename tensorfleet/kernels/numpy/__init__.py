@@ -15,7 +15,8 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     nn_norm_kernels, nn_pool_kernels, nn_sampling_kernels, parsing_kernels, print_kernels,
     random_kernels, reader_kernels, rnn_kernels, scatter_kernels, script_kernels,
     segment_kernels, sendrecv_kernels, seq2seq_beam_kernels, sets_kernels, shape_check_kernels,
-    special_function_kernels, spectral_kernels, sparse_kernels, sparse_lookup_kernels, state_kernels, stateless_random_kernels,
+    special_function_kernels, spectral_kernels, sparse_kernels, sparse_lookup_kernels,
+    state_kernels, stateless_random_distribution_kernels, stateless_random_kernels,
     string_kernels, string_manip_kernels, summary_kernels, tensor_array_kernels,
     tensor_serialization_kernels, training_group_kernels, training_kernels,
     training_sparse_kernels)
