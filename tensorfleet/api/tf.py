@@ -170,7 +170,7 @@ from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, error
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
-from tensorfleet.api import (signal, spectral)
+from tensorfleet.api import (distributions, signal, spectral)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
@@ -295,4 +295,4 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     # random
     "random_index_shuffle",
     # namespaces
-    "signal", "spectral"]
+    "distributions", "signal", "spectral"]
