@@ -16,6 +16,7 @@ from tensorfleet.errors import OpError
 from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_complex128,
     to_complex64)
 from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
+from tensorfleet.ops.ragged_tensor import RaggedTensor
 from tensorfleet.ops.special_functions import (igamma, igammac)
 from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
 from tensorfleet.ops.spectral_ops import (fft, fft2d, fft3d, fftnd, ifft, ifft2d, ifft3d,
@@ -170,7 +171,7 @@ from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, error
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
-from tensorfleet.api import (distributions, signal, spectral)
+from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
@@ -295,4 +296,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     # random
     "random_index_shuffle",
     # namespaces
-    "distributions", "signal", "spectral"]
+    "distributions", "ragged", "signal", "spectral",
+    # ragged tensors
+    "RaggedTensor"]
