@@ -13,9 +13,18 @@ from tensorfleet.dtypes import (DType, as_dtype, bool, double, float16, float32,
 from tensorfleet.dtypes import (QUANTIZED_DTYPES, bfloat16, complex128, complex64, qint16,
     qint32, qint8, quint16, quint8, resource, uint32, uint64, variant)
 from tensorfleet.errors import OpError
-from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_complex128,
-    to_complex64)
+from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_bfloat16,
+    to_complex128, to_complex64)
+from tensorfleet.ops.fake_quant_ops import (fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient, fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient, fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient)
+from tensorfleet.ops.linalg_composite_ops import cross
 from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
+from tensorfleet.ops.nn_conv_variant_ops import (conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2)
+from tensorfleet.ops.sparse_reductions import (sparse_merge, sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse)
 from tensorfleet.ops.ragged_tensor import RaggedTensor
 from tensorfleet.ops.special_functions import (igamma, igammac)
 from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
@@ -298,4 +307,11 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     # namespaces
     "distributions", "ragged", "signal", "spectral",
     # ragged tensors
-    "RaggedTensor"]
+    "RaggedTensor",
+    # nn, quantization, sparse
+    "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2", "cross",
+    "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient", "sparse_merge",
+    "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16"]

@@ -114,6 +114,11 @@ def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
     return cast(x, _dtypes.complex128, name=name)
 
 
+def to_bfloat16(x: Any, name: str = "ToBFloat16") -> Tensor:
+    """``cast(x, tf.bfloat16)``."""
+    return cast(x, _dtypes.bfloat16, name=name)
+
+
 def _need_numeric(x: Tensor, what: str) -> None:
     if not x.dtype.is_numeric:
         raise TypeError(f"{what} takes a numeric tensor, got {x.dtype.name} ({x.name})")

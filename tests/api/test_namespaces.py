@@ -71,7 +71,8 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "train_queue_runner": ("train", "queue_runner"), "math_special": ("math", "special"),
           "dtypes_experimental": ("dtypes", "experimental"),
           "linalg_experimental": ("linalg", "experimental"),
-          "random_experimental": ("random", "experimental")}
+          "random_experimental": ("random", "experimental"),
+          "nn_experimental": ("nn", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
