@@ -11,7 +11,7 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     image_boxes_kernels,
     image_codec_kernels, image_kernels, image_patches_kernels, image_transform_kernels,
     io_kernels, io_reader_kernels, linalg_kernels, lookup_kernels, lu_kernels, math_kernels,
-    matrix_function_kernels, tridiagonal_kernels,
+    matrix_function_kernels, morphology_kernels, tridiagonal_kernels,
     math_special_kernels, nn_conv_kernels, nn_conv_variant_kernels, nn_kernels,
     nn_norm_kernels, nn_pool_kernels, nn_sampling_kernels, parsing_kernels, print_kernels,
     random_kernels, reader_kernels, rnn_kernels, scatter_kernels, script_kernels,
