@@ -25,7 +25,8 @@ from tensorfleet.ops.image_jpeg_ops import (adjust_jpeg_quality, decode_and_crop
     decode_webp, is_jpeg, random_jpeg_quality)
 
 __all__ = ["adjust_jpeg_quality", "decode_and_crop_jpeg", "decode_webp", "is_jpeg",
-           "random_jpeg_quality", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
+           "random_jpeg_quality",
+           "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "central_crop", "combined_non_max_suppression",
            "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box", "decode_bmp",
            "decode_gif", "decode_image", "decode_jpeg", "decode_png", "draw_bounding_boxes",

@@ -13,6 +13,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops.functional_ops import map_fn
 from tensorfleet.ops.image_ops import convert_image_dtype, decode_jpeg
 from tensorfleet.ops.op_util import make_tensor, scalar_shape
 from tensorfleet.ops.random_ops import random_uniform
@@ -67,7 +68,6 @@ def _requality(image: Any, quality: Tensor, dct_method: str) -> Tensor:
         return decode_jpeg(encode_jpeg_variable_quality(x, quality), channels=channels,
                            dct_method=dct_method)
     if img.shape.ndims == 4:
-        from tensorfleet.ops.functional_ops import map_fn
         out = map_fn(one, as_u8, dtype=_dtypes.uint8)
     else:
         out = one(as_u8)

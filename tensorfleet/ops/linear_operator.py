@@ -18,8 +18,9 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.tensor_shape import TensorShape, broadcast_shape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops.check_ops import assert_near, assert_positive
 from tensorfleet.ops.complex_ops import conj
-from tensorfleet.ops.linalg_ops import (cholesky, eye, log_matrix_determinant, matrix_determinant,
+from tensorfleet.ops.linalg_ops import (cholesky, eye, matrix_triangular_solve, log_matrix_determinant, matrix_determinant,
                                         matrix_diag_part, matrix_solve, matrix_transpose,
                                         self_adjoint_eigvals, svd)
 
@@ -251,8 +252,7 @@ class LinearOperator:
         if not (self.is_self_adjoint and self.is_positive_definite):
             raise ValueError("Cholesky decomposition is only defined for self-adjoint "
                              "positive definite operators (set both hints).")
-        from tensorfleet.ops.linear_operator_matrices import LinearOperatorLowerTriangular
-        return LinearOperatorLowerTriangular(cholesky(self.to_dense()), is_non_singular=True)
+        return _CholeskyFactor(self)
 
     def eigvals(self, name: str = "eigvals") -> Tensor:
         """The eigenvalues (self-adjoint operators only)."""
@@ -267,19 +267,16 @@ class LinearOperator:
 
     def assert_non_singular(self, name: str = "assert_non_singular") -> Any:
         """An op that fails at run time when a matrix is singular."""
-        from tensorfleet.ops.check_ops import assert_positive
         return assert_positive(M.abs(self.determinant()),
                                message=f"{self.name} is singular")
 
     def assert_positive_definite(self, name: str = "assert_positive_definite") -> Any:
         """An op that fails at run time unless every eigenvalue is positive."""
-        from tensorfleet.ops.check_ops import assert_positive
         return assert_positive(self_adjoint_eigvals(self.to_dense()),
                                message=f"{self.name} is not positive definite")
 
     def assert_self_adjoint(self, name: str = "assert_self_adjoint") -> Any:
         """An op that fails at run time unless the operator equals its adjoint."""
-        from tensorfleet.ops.check_ops import assert_near
         dense = self.to_dense()
         return assert_near(dense, adjoint_of(dense), message=f"{self.name} is not self-adjoint")
 
@@ -433,3 +430,27 @@ class LinearOperatorComposition(LinearOperator):
         for op in self.operators[1:]:
             out = M.add(out, op.log_abs_determinant())
         return out
+
+
+class _CholeskyFactor(LinearOperator):
+    """The lower Cholesky factor ``L`` of a self-adjoint positive definite operator."""
+
+    def __init__(self, operator: LinearOperator):
+        self.operator = operator
+        super().__init__(operator.dtype, is_non_singular=True, is_square=True,
+                         name=operator.name + "_cholesky")
+
+    def _shape(self) -> TensorShape:
+        return self.operator.shape
+
+    def _to_dense(self) -> Tensor:
+        return cholesky(self.operator.to_dense())
+
+    def _solve(self, rhs: Tensor, adjoint: bool) -> Tensor:
+        return matrix_triangular_solve(self.to_dense(), rhs, lower=True, adjoint=adjoint)
+
+    def _determinant(self) -> Tensor:
+        return M.reduce_prod(matrix_diag_part(self.to_dense()), -1)
+
+    def _log_abs_determinant(self) -> Tensor:
+        return M.reduce_sum(M.log(M.abs(matrix_diag_part(self.to_dense()))), -1)
