@@ -25,6 +25,8 @@ from tensorfleet.ops.nn_conv_variant_ops import (conv2d_backprop_filter_v2,
     conv2d_backprop_input_v2)
 from tensorfleet.ops.sparse_reductions import (sparse_merge, sparse_reduce_max_sparse,
     sparse_reduce_sum_sparse)
+from tensorfleet.ops.quantize_ops import (dequantize, quantize, quantize_v2,
+    quantized_concat)
 from tensorfleet.ops.ragged_tensor import RaggedTensor
 from tensorfleet.ops.special_functions import (igamma, igammac)
 from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
@@ -314,4 +316,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
     "fake_quant_with_min_max_vars_per_channel",
     "fake_quant_with_min_max_vars_per_channel_gradient", "sparse_merge",
-    "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16"]
+    "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16",
+    # quantized tensors
+    "dequantize", "quantize", "quantize_v2", "quantized_concat"]

@@ -24,6 +24,7 @@ from tensorfleet.gradients import special_function_grad  # noqa: F401,E402
 from tensorfleet.gradients import lu_grad, tridiagonal_grad  # noqa: F401,E402
 from tensorfleet.gradients import matrix_function_grad  # noqa: F401,E402
 from tensorfleet.gradients import fake_quant_grad, morphology_grad  # noqa: F401,E402
+from tensorfleet.gradients import quantize_grad  # noqa: F401,E402
 from tensorfleet.gradients.gradients_impl import AggregationMethod, gradients  # noqa: F401
 from tensorfleet.gradients.registry import (  # noqa: F401
     NotDifferentiable, RegisterGradient, no_gradient, register_gradient)
