@@ -10,7 +10,28 @@ from tensorfleet.compat.renamed_ops import (batch_matmul, concat_v2, mul, neg, p
 from tensorfleet.distributed.cluster import (ConfigProto, RunMetadata, RunOptions)
 from tensorfleet.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,
     int16, int32, int64, int8, string, uint16, uint8)
+from tensorfleet.dtypes import (QUANTIZED_DTYPES, bfloat16, complex128, complex64, qint16,
+    qint32, qint8, quint16, quint8, resource, uint32, uint64, variant)
 from tensorfleet.errors import OpError
+from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_bfloat16,
+    to_complex128, to_complex64)
+from tensorfleet.ops.fake_quant_ops import (fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient, fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient, fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient)
+from tensorfleet.ops.linalg_composite_ops import cross
+from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
+from tensorfleet.ops.nn_conv_variant_ops import (conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2)
+from tensorfleet.ops.sparse_reductions import (sparse_merge, sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse)
+from tensorfleet.ops.quantize_ops import (dequantize, quantize, quantize_v2,
+    quantized_concat)
+from tensorfleet.ops.ragged_tensor import RaggedTensor
+from tensorfleet.ops.special_functions import (igamma, igammac)
+from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
+from tensorfleet.ops.spectral_ops import (fft, fft2d, fft3d, fftnd, ifft, ifft2d, ifft3d,
+    ifftnd, irfftnd, rfftnd)
 from tensorfleet.framework.config_options import (GPUOptions, GraphOptions, LogMessage,
     OptimizerOptions)
 from tensorfleet.framework.device import DeviceSpec
@@ -161,6 +182,7 @@ from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, error
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
+from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
 from tensorfleet.testing import testcase as test
 
@@ -273,4 +295,27 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "variable_scope", "variables_initializer", "VariableScope", "VariableV1",
            "variance_scaling_initializer", "VarLenFeature", "verify_tensor_all_finite", "version",
            "where", "where_v2", "while_loop", "WholeFileReader", "with_dependencies", "write_file",
-           "zeros", "zeros_initializer", "zeros_like", "zeta"]
+           "zeros", "zeros_initializer", "zeros_like", "zeta"] + [
+    # dtypes
+    "QUANTIZED_DTYPES", "bfloat16", "complex128", "complex64", "qint16", "qint32", "qint8",
+    "quint16", "quint8", "resource", "uint32", "uint64", "variant",
+    # complex numbers and FFTs
+    "angle", "complex", "conj", "fft", "fft2d", "fft3d", "fftnd", "ifft", "ifft2d", "ifft3d",
+    "ifftnd", "imag", "irfftnd", "real", "rfftnd", "to_complex128", "to_complex64",
+    # special functions
+    "igamma", "igammac", "matrix_square_root",
+    # random
+    "random_index_shuffle",
+    # namespaces
+    "distributions", "ragged", "signal", "spectral",
+    # ragged tensors
+    "RaggedTensor",
+    # nn, quantization, sparse
+    "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2", "cross",
+    "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient", "sparse_merge",
+    "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16",
+    # quantized tensors
+    "dequantize", "quantize", "quantize_v2", "quantized_concat"]
