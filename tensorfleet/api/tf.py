@@ -162,7 +162,7 @@ from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, 
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.estimator import metrics
-from tensorfleet.testing import testcase as test
+from tensorfleet.api import test
 
 __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_ops", "add_n",
            "add_to_collection", "add_to_collections", "AggregationMethod", "all_variables", "app",

@@ -68,7 +68,8 @@ def test_the_top_level_exports_exactly_api_tf():
 # The namespaces one level down, by their module in api/.
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
-          "train_queue_runner": ("train", "queue_runner")}
+          "train_queue_runner": ("train", "queue_runner"),
+          "test_experimental": ("test", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
