@@ -25,6 +25,8 @@ from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
 from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.type_spec import (IndexedSlicesSpec, NoneTensorSpec, OptionalSpec,
+    SparseTensorSpec, TensorArraySpec, TensorSpec, TypeSpec, type_spec_from_value)
 from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
 from tensorfleet.kernels.backends import (cpu_kernel_backend, set_cpu_kernel_backend)
@@ -281,4 +283,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
            "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
            "fake_quant_with_min_max_vars_per_channel",
-           "fake_quant_with_min_max_vars_per_channel_gradient"]
+           "fake_quant_with_min_max_vars_per_channel_gradient",
+           "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec", "SparseTensorSpec",
+           "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value"]

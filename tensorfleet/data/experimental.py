@@ -21,6 +21,10 @@ from tensorfleet.data.single_element import get_single_element
 from tensorfleet.data.example_parsing import make_batched_features_dataset, parse_example_dataset
 from tensorfleet.data.csv_dataset import CsvDataset, make_csv_dataset
 from tensorfleet.data.sampling import choose_from_datasets, sample_from_datasets
+from tensorfleet.framework.type_spec import (DatasetSpec as DatasetStructure,
+    OptionalSpec as OptionalStructure, SparseTensorSpec as SparseTensorStructure,
+    TensorArraySpec as TensorArrayStructure, TensorSpec as TensorStructure,
+    TypeSpec as Structure, dataset_structure as get_structure)
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -119,4 +123,6 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "get_single_element", "group_by_window", "INFINITE_CARDINALITY", "make_csv_dataset",
            "map_and_batch", "padded_batch_and_drop_remainder", "parallel_interleave",
            "sample_from_datasets", "shuffle_and_repeat", "take_while", "unbatch", "unique",
-           "UNKNOWN_CARDINALITY"]
+           "UNKNOWN_CARDINALITY",
+           "DatasetStructure", "OptionalStructure", "SparseTensorStructure",
+           "TensorArrayStructure", "TensorStructure", "Structure", "get_structure"]
