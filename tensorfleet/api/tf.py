@@ -24,7 +24,7 @@ from tensorfleet.framework.indexed_slices import (IndexedSlices, IndexedSlicesVa
 from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue)
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
-from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.tensor_shape import (Dimension, TensorShape, dimension_at_index)
 from tensorfleet.framework.type_spec import (IndexedSlicesSpec, NoneTensorSpec, OptionalSpec,
     SparseTensorSpec, TensorArraySpec, TensorSpec, TypeSpec, type_spec_from_value)
 from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
@@ -75,7 +75,7 @@ from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
 from tensorfleet.ops.image_adjust_ops import random_crop
 from tensorfleet.ops.init_ops import (Constant as constant_initializer,
     GlorotNormal as glorot_normal_initializer, GlorotUniform as glorot_uniform_initializer,
-    Identity as identity_initializer, initializers, Ones as ones_initializer,
+    Identity as identity_initializer, Ones as ones_initializer,
     Orthogonal as orthogonal_initializer, RandomNormal as random_normal_initializer,
     RandomUniform as random_uniform_initializer,
     TruncatedNormal as truncated_normal_initializer,
@@ -164,6 +164,7 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
+from tensorfleet.api import initializers
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
@@ -285,4 +286,5 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "fake_quant_with_min_max_vars_per_channel",
            "fake_quant_with_min_max_vars_per_channel_gradient",
            "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec", "SparseTensorSpec",
-           "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value"]
+           "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value",
+           "dimension_at_index"]
