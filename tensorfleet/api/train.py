@@ -59,6 +59,7 @@ from tensorfleet.training.training_util import (assert_global_step, create_globa
     get_global_step, get_or_create_global_step, global_step)
 
 from tensorfleet.api import train_queue_runner as queue_runner
+from tensorfleet.api import train_experimental as experimental
 
 __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamOptimizer",
            "add_queue_runner", "assert_global_step", "basic_train_loop", "batch", "batch_join",
@@ -91,4 +92,5 @@ __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamO
            "string_input_producer", "summary_iterator", "SummarySaverHook", "SummaryWriter",
            "Supervisor", "SyncReplicasOptimizer", "TFConfigClusterResolver",
            "update_checkpoint_state", "VocabInfo", "warm_start", "WorkerSessionCreator",
-           "write_graph"]
+           "write_graph",
+           "experimental"]

@@ -69,7 +69,9 @@ def test_the_top_level_exports_exactly_api_tf():
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
           "train_queue_runner": ("train", "queue_runner"),
-          "test_experimental": ("test", "experimental")}
+          "test_experimental": ("test", "experimental"),
+          "train_experimental": ("train", "experimental"),
+          "mixed_precision_experimental": ("mixed_precision", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
