@@ -164,7 +164,7 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
-from tensorfleet.api import initializers, mixed_precision
+from tensorfleet.api import audio, initializers, mixed_precision
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
@@ -288,4 +288,5 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec", "SparseTensorSpec",
            "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value",
            "dimension_at_index",
-           "mixed_precision"]
+           "mixed_precision",
+           "audio"]

@@ -4,7 +4,7 @@ gradients in ``gradients/`` are; importing this package registers them all for t
 device type."""
 
 from tensorfleet.kernels.numpy import (  # noqa: F401
-    accumulator_kernels, array_indexing_kernels, array_kernels, bitwise_kernels,
+    accumulator_kernels, array_indexing_kernels, array_kernels, audio_kernels, bitwise_kernels,
     categorical_kernels, collective_kernels, control_flow_kernels, ctc_kernels,
     data_flow_kernels, dataset_kernels, decode_compressed_kernels, dynamic_embedding_kernels,
     edit_distance_kernels, functional_kernels, hash_kernels, image_boxes_kernels,
