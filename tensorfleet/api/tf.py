@@ -64,6 +64,9 @@ from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBas
     RandomShuffleQueue)
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.json_example_ops import decode_json_example
+from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
+    serialize_many_sparse, serialize_sparse)
 from tensorfleet.ops.fake_quant_ops import (fake_quant_with_min_max_args,
     fake_quant_with_min_max_args_gradient, fake_quant_with_min_max_vars,
     fake_quant_with_min_max_vars_gradient, fake_quant_with_min_max_vars_per_channel,
@@ -289,4 +292,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value",
            "dimension_at_index",
            "mixed_precision",
-           "audio"]
+           "audio",
+           "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
+           "serialize_sparse"]

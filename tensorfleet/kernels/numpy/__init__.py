@@ -4,7 +4,7 @@ gradients in ``gradients/`` are; importing this package registers them all for t
 device type."""
 
 from tensorfleet.kernels.numpy import (  # noqa: F401
-    accumulator_kernels, array_indexing_kernels, array_kernels, audio_kernels, bitwise_kernels,
+    accumulator_kernels, array_indexing_kernels, array_kernels, bitwise_kernels,
     categorical_kernels, collective_kernels, control_flow_kernels, ctc_kernels,
     data_flow_kernels, dataset_kernels, decode_compressed_kernels, dynamic_embedding_kernels,
     edit_distance_kernels, functional_kernels, hash_kernels, image_boxes_kernels,
@@ -18,3 +18,5 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     string_kernels, string_manip_kernels, summary_kernels, tensor_array_kernels,
     tensor_serialization_kernels, training_group_kernels, training_kernels,
     training_sparse_kernels)
+from tensorfleet.kernels.numpy import (  # noqa: F401,E402
+    audio_kernels, json_example_kernels, sparse_serialization_kernels)
