@@ -358,8 +358,25 @@ class Dataset:
         return self.interleave(map_func, cycle_length=1, block_length=1)
 
     def _with(self, stage: Any, spec: Any = None) -> "Dataset":
-        return Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
-                       self._spec if spec is None else spec)
+        out = Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
+                      self._spec if spec is None else spec)
+        out._options = getattr(self, "_options", None)
+        return out
+
+    def with_options(self, options: Any) -> "Dataset":
+        """This data set with ``options`` (a ``tf.data.Options``) merged over its own; later
+        transformations keep them (see ``data/options.py`` for what they do)."""
+        from tensorfleet.data.options import check_options
+        check_options(options)
+        out = Dataset(self._source, self._leaves, self._source_spec, self._stages, self._spec)
+        out._options = options if getattr(self, "_options", None) is None \
+            else self._options.merge(options)
+        return out
+
+    def options(self) -> Any:
+        """The ``tf.data.Options`` set on this data set (defaults when none were)."""
+        from tensorfleet.data.options import Options
+        return getattr(self, "_options", None) or Options()
 
     def shard(self, num_shards: Any, index: Any) -> "Dataset":
         """Keeps elements ``index, index + num_shards, ...``: this worker's part."""

@@ -21,6 +21,9 @@ from tensorfleet.data.single_element import get_single_element
 from tensorfleet.data.example_parsing import make_batched_features_dataset, parse_example_dataset
 from tensorfleet.data.csv_dataset import CsvDataset, make_csv_dataset
 from tensorfleet.data.sampling import choose_from_datasets, sample_from_datasets
+from tensorfleet.data.options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
+    DistributeOptions, ExternalStatePolicy, OptimizationOptions, SHARD_HINT, ServiceOptions,
+    ThreadingOptions)
 from tensorfleet.framework.type_spec import (DatasetSpec as DatasetStructure,
     OptionalSpec as OptionalStructure, SparseTensorSpec as SparseTensorStructure,
     TensorArraySpec as TensorArrayStructure, TensorSpec as TensorStructure,
@@ -125,4 +128,7 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "sample_from_datasets", "shuffle_and_repeat", "take_while", "unbatch", "unique",
            "UNKNOWN_CARDINALITY",
            "DatasetStructure", "OptionalStructure", "SparseTensorStructure",
-           "TensorArrayStructure", "TensorStructure", "Structure", "get_structure"]
+           "TensorArrayStructure", "TensorStructure", "Structure", "get_structure",
+           "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
+           "ExternalStatePolicy", "OptimizationOptions", "SHARD_HINT", "ServiceOptions",
+           "ThreadingOptions"]
