@@ -399,10 +399,10 @@ def _topk_hits(labels: Any, predictions: Any, k: int, class_id: Optional[int], w
 
 def _k_ratio(labels: Any, predictions: Any, k: int, class_id: Optional[int], weights: Any,
              other: str, prefix: str, metrics_collections: Colls, updates_collections: Colls,
-             name: Optional[str]) -> MetricPair:
+             name: Optional[str], hits_fn: Any = None) -> MetricPair:
     with name_scope(name, _at_k_name(prefix, k, class_id)):
-        hits, wrong, missed, w = _topk_hits(labels, predictions, k, class_id, weights,
-                                            prefix + "_at_k")
+        hits, wrong, missed, w = (hits_fn or _topk_hits)(labels, predictions, k, class_id,
+                                                         weights, prefix + "_at_k")
         f64 = _dtypes.float64
         tp = metric_variable([], f64, _at_k_name("true_positive", k, class_id))
         o = metric_variable([], f64, _at_k_name(other, k, class_id))
@@ -455,6 +455,9 @@ __all__ = ["mean", "mean_tensor", "accuracy", "mean_squared_error", "mean_absolu
            "false_positives_at_thresholds", "true_negatives_at_thresholds",
            "false_negatives_at_thresholds", "sensitivity_at_specificity",
            "specificity_at_sensitivity", "METRIC_VARIABLES"]
+from tensorfleet.estimator.metrics_top_k import (  # noqa: F401,E402
+    precision_at_top_k, recall_at_top_k, sparse_precision_at_k)
+__all__ += ["precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k"]
 from tensorfleet.estimator.metrics_ranking import (  # noqa: F401,E402
     average_precision_at_k, sparse_average_precision_at_k)
 __all__ += ["average_precision_at_k", "sparse_average_precision_at_k"]
