@@ -3,6 +3,7 @@
 from tensorfleet.framework.graph_util import write_graph
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
+from tensorfleet.ops.priority_queue_ops import PriorityQueue
 from tensorfleet.ops.image_ops import (decode_image, decode_jpeg, decode_png, encode_jpeg,
     encode_png)
 from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
@@ -32,4 +33,5 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "tf_record_iterator", "TFRecordCompressionType", "TFRecordOptions",
            "TFRecordWriter", "VarLenFeature", "write_file", "write_graph",
            "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
-           "serialize_sparse"]
+           "serialize_sparse",
+           "PriorityQueue"]

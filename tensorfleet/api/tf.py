@@ -64,6 +64,7 @@ from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBas
     RandomShuffleQueue)
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.priority_queue_ops import PriorityQueue
 from tensorfleet.ops.json_example_ops import decode_json_example
 from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
     serialize_many_sparse, serialize_sparse)
@@ -294,4 +295,5 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "mixed_precision",
            "audio",
            "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
-           "serialize_sparse"]
+           "serialize_sparse",
+           "PriorityQueue"]

@@ -50,6 +50,12 @@ def _fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
     return _lookup_queue(ctx, FIFOQueueResource)
 
 
+@register_kernel("PriorityQueueV2")
+def _priority_queue(ctx: KernelContext) -> FIFOQueueResource:
+    from tensorfleet.kernels.priority_queue_resource import PriorityQueueResource
+    return _lookup_queue(ctx, PriorityQueueResource)
+
+
 @register_kernel("PaddingFIFOQueueV2")
 def _padding_fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
     return _lookup_queue(ctx, PaddingFIFOQueueResource)
