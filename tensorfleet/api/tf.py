@@ -64,6 +64,13 @@ from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBas
     RandomShuffleQueue)
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.function_wrappers import (grad_pass_through, py_function, recompute_grad,
+    vectorized_map)
+from tensorfleet.framework.static_value import get_static_value, is_symbolic_tensor
+from tensorfleet.compat.behavior import (disable_tensor_equality, enable_tensor_equality,
+    executing_eagerly_outside_functions)
+from tensorfleet.platform.tf_logging import get_logger
+from tensorfleet.saved_model.signature import TensorInfo
 from tensorfleet.ops.priority_queue_ops import PriorityQueue
 from tensorfleet.ops.json_example_ops import decode_json_example
 from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
@@ -296,4 +303,8 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "audio",
            "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
            "serialize_sparse",
-           "PriorityQueue"]
+           "PriorityQueue",
+           "grad_pass_through", "py_function", "recompute_grad", "vectorized_map",
+           "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
+           "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
+           "TensorInfo"]
