@@ -67,6 +67,7 @@ from tensorfleet.ops.edit_distance_ops import edit_distance
 from tensorfleet.ops.function_wrappers import (grad_pass_through, py_function, recompute_grad,
     vectorized_map)
 from tensorfleet.framework.static_value import get_static_value, is_symbolic_tensor
+from tensorfleet.framework.module import Module
 from tensorfleet.compat.behavior import (disable_tensor_equality, enable_tensor_equality,
     executing_eagerly_outside_functions)
 from tensorfleet.platform.tf_logging import get_logger
@@ -307,4 +308,5 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "grad_pass_through", "py_function", "recompute_grad", "vectorized_map",
            "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
            "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
-           "TensorInfo"]
+           "TensorInfo",
+           "Module"]
