@@ -18,6 +18,7 @@ from tensorfleet.training.checkpoint_management import (CheckpointState, NewChec
     get_checkpoint_state, latest_checkpoint, list_variables, load_checkpoint, load_variable,
     remove_checkpoint, update_checkpoint_state)
 from tensorfleet.training.checkpoint_object import Checkpoint
+from tensorfleet.training.checkpoint_manager import CheckpointManager
 from tensorfleet.training.coordinator import (Coordinator, LooperThread)
 from tensorfleet.training.device_setter import replica_device_setter
 from tensorfleet.training.input import (batch, batch_join, input_producer, limit_epochs,
@@ -93,4 +94,5 @@ __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamO
            "Supervisor", "SyncReplicasOptimizer", "TFConfigClusterResolver",
            "update_checkpoint_state", "VocabInfo", "warm_start", "WorkerSessionCreator",
            "write_graph",
-           "experimental"]
+           "experimental",
+           "CheckpointManager"]
