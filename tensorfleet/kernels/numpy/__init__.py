@@ -19,4 +19,5 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     tensor_serialization_kernels, training_group_kernels, training_kernels,
     training_sparse_kernels)
 from tensorfleet.kernels.numpy import (  # noqa: F401,E402
-    audio_kernels, json_example_kernels, sparse_serialization_kernels, tensor_summary_kernels)
+    audio_kernels, json_example_kernels, sparse_serialization_kernels, string_unicode_kernels,
+    tensor_summary_kernels)
