@@ -25,6 +25,7 @@ from tensorfleet.data.from_list import from_list
 from tensorfleet.data.device_placement import copy_to_device, prefetch_to_device
 from tensorfleet.data.random_dataset import RandomDataset
 from tensorfleet.data.sql_dataset import SqlDataset
+from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
 from tensorfleet.data.options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
@@ -152,4 +153,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "from_list", "copy_to_device", "prefetch_to_device", "RandomDataset",
            "SqlDataset", "DatasetInitializer", "index_table_from_dataset",
            "table_from_dataset",
-           "map_and_batch_with_legacy_function"]
+           "map_and_batch_with_legacy_function",
+           "TFRecordWriter"]

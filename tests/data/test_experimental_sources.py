@@ -94,3 +94,20 @@ def test_tables_from_datasets():
         exp.DatasetInitializer(tf.data.Dataset.range(3))
     with pytest.raises(ValueError, match="needs a default_value"):
         exp.table_from_dataset(tf.data.Dataset.from_tensor_slices((["a"], [1])))
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_tfrecord_writer_writes_the_dataset(tmp_path, compression):
+    path = str(tmp_path / "out.tfrecord")
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(["x", "yy", "zzz"]).map(
+            lambda s: tf.strings.join([s, "!"]))
+        write = exp.TFRecordWriter(path, compression).write(ds)
+        with tf.Session() as sess:
+            sess.run(write)
+        back = tf.data.TFRecordDataset(path, compression_type=compression or "")
+        assert _all(back) == [b"x!", b"yy!", b"zzz!"]
+    with pytest.raises(TypeError, match="string scalars"):
+        exp.TFRecordWriter(path).write(tf.data.Dataset.range(3))
+    with pytest.raises(ValueError, match="compression type"):
+        exp.TFRecordWriter(path, "LZ4")
