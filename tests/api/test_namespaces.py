@@ -71,7 +71,8 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "train_queue_runner": ("train", "queue_runner"),
           "test_experimental": ("test", "experimental"),
           "train_experimental": ("train", "experimental"),
-          "mixed_precision_experimental": ("mixed_precision", "experimental")}
+          "mixed_precision_experimental": ("mixed_precision", "experimental"),
+          "lookup_experimental": ("lookup", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
