@@ -176,7 +176,7 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
-from tensorfleet.api import audio, initializers, mixed_precision
+from tensorfleet.api import audio, initializers, mixed_precision, types
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
@@ -309,4 +309,5 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
            "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
            "TensorInfo",
-           "Module"]
+           "Module",
+           "types"]

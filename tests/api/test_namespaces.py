@@ -72,7 +72,8 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "test_experimental": ("test", "experimental"),
           "train_experimental": ("train", "experimental"),
           "mixed_precision_experimental": ("mixed_precision", "experimental"),
-          "lookup_experimental": ("lookup", "experimental")}
+          "lookup_experimental": ("lookup", "experimental"),
+          "types_experimental": ("types", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
