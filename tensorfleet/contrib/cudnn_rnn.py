@@ -36,6 +36,7 @@ from tensorfleet.ops.sort_ops import reverse
 from tensorfleet.ops.rnn_cell_impl import LSTMCell, RNNCell, _float_tensor, _input_depth
 from tensorfleet.ops.variable_scope import get_variable, variable_scope
 from tensorfleet.ops import state_ops
+from tensorfleet.ops.control_flow_ops import cond
 
 CUDNN_LSTM, CUDNN_GRU, CUDNN_RNN_TANH, CUDNN_RNN_RELU = "lstm", "gru", "rnn_tanh", "rnn_relu"
 CUDNN_INPUT_LINEAR_MODE = "linear_input"
@@ -244,7 +245,6 @@ class _CudnnRNN:
 
 
 def _select(pred: Any, a: Any, b: Any) -> Any:
-    from tensorfleet.ops.control_flow_ops import cond
     return cond(convert_to_tensor(pred), lambda: a, lambda: b)
 
 

@@ -15,8 +15,10 @@ in the same ``run`` call: those ops run anyway, so nothing extra executes.
 from __future__ import annotations
 
 import logging
+import re
 import shlex
 import sys
+import threading
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
 import numpy as np
@@ -100,7 +102,6 @@ class LocalCLIDebugWrapperSession:
         if ui_type == "curses":
             logger.warning("LocalCLIDebugWrapperSession: the line-based (readline) interface "
                            "is used; there is no curses interface")
-        import re
         self._thread_filter = re.compile(thread_name_filter) if thread_name_filter else None
         self._sess = sess
         self._stdin = stdin
@@ -155,7 +156,6 @@ class LocalCLIDebugWrapperSession:
     def _debugged_thread(self) -> bool:
         if self._thread_filter is None:
             return True
-        import threading
         return bool(self._thread_filter.match(threading.current_thread().name))
 
     def run(self, fetches: Any, feed_dict: Any = None, options: Any = None,

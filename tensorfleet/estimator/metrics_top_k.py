@@ -1,6 +1,6 @@
-"""``tf.metrics.precision_at_top_k`` and ``recall_at_top_k``: precision and recall of
+"""The counting behind ``tf.metrics.precision_at_top_k`` and ``recall_at_top_k``: hits of
 predictions given as the top-k class ids (``[batch, k]``, e.g. from ``tf.nn.top_k``)
-rather than scores; ``sparse_precision_at_k``, the earlier name of ``precision_at_k``."""
+rather than scores."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
-from tensorfleet.estimator.metrics_util import Colls, MetricPair, broadcast_weights
+from tensorfleet.estimator.metrics_util import broadcast_weights
 
 
 def _to_float(x: Any) -> Tensor:
     return A.cast(x, _dtypes.float32)
 
 
-def _idx_hits(labels: Any, predictions_idx: Any, k: Any, class_id: Optional[int],
+def top_k_index_hits(labels: Any, predictions_idx: Any, k: Any, class_id: Optional[int],
               weights: Any, fname: str) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """Per-example (hits, predicted-but-wrong, missed) counts and the weights, hits counted
     over the predictions for precision and over the labels for recall."""
@@ -59,7 +59,7 @@ def _idx_hits(labels: Any, predictions_idx: Any, k: Any, class_id: Optional[int]
     return hits, wrong, missed, w
 
 
-def _k_of(predictions_idx: Any, k: Optional[int]) -> Any:
+def top_k_name(predictions_idx: Any, k: Optional[int]) -> Any:
     if k is not None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
@@ -68,37 +68,4 @@ def _k_of(predictions_idx: Any, k: Optional[int]) -> Any:
     return idx.shape.as_list()[-1] if idx.shape.ndims else "k"
 
 
-def precision_at_top_k(labels: Any, predictions_idx: Any, k: Optional[int] = None,
-                       class_id: Optional[int] = None, weights: Any = None,
-                       metrics_collections: Colls = None, updates_collections: Colls = None,
-                       name: Optional[str] = None) -> MetricPair:
-    """Of the predicted class ids (``predictions_idx`` [batch, k]), the (weighted) fraction
-    among each row's ``labels``; ``k`` names the metric (default: the last dimension)."""
-    from tensorfleet.estimator.metrics import _k_ratio
-    return _k_ratio(labels, predictions_idx, _k_of(predictions_idx, k), class_id, weights,
-                    "false_positive", "precision", metrics_collections, updates_collections,
-                    name, hits_fn=_idx_hits)
-
-
-def recall_at_top_k(labels: Any, predictions_idx: Any, k: Optional[int] = None,
-                    class_id: Optional[int] = None, weights: Any = None,
-                    metrics_collections: Colls = None, updates_collections: Colls = None,
-                    name: Optional[str] = None) -> MetricPair:
-    """Of each row's ``labels``, the (weighted) fraction among its predicted class ids."""
-    from tensorfleet.estimator.metrics import _k_ratio
-    return _k_ratio(labels, predictions_idx, _k_of(predictions_idx, k), class_id, weights,
-                    "false_negative", "recall", metrics_collections, updates_collections,
-                    name, hits_fn=_idx_hits)
-
-
-def sparse_precision_at_k(labels: Any, predictions: Any, k: int,
-                          class_id: Optional[int] = None, weights: Any = None,
-                          metrics_collections: Colls = None, updates_collections: Colls = None,
-                          name: Optional[str] = None) -> MetricPair:
-    """``precision_at_k`` under its earlier name."""
-    from tensorfleet.estimator.metrics import precision_at_k
-    return precision_at_k(labels, predictions, k, class_id, weights, metrics_collections,
-                          updates_collections, name)
-
-
-__all__ = ["precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k"]
+__all__ = ["top_k_index_hits", "top_k_name"]

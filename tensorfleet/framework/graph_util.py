@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import serialization as _ser
-from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.graph import Graph, Operation
 from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
 from tensorfleet.kernels.numpy.io_kernels import os_error
 
@@ -194,7 +194,6 @@ def must_run_on_cpu(node: Any, pin_variables_on_cpu: bool = False) -> bool:
     Raises:
       TypeError: ``node`` is neither an Operation nor a NodeDef.
     """
-    from tensorfleet.framework.graph import Operation
     if not isinstance(node, (Operation, NodeDef)):
         raise TypeError(f"must_run_on_cpu needs an Operation or NodeDef, got "
                         f"{type(node).__name__}")

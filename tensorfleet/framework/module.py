@@ -8,6 +8,7 @@ import re
 from typing import Any, Callable, List, Optional, Set, Tuple
 
 from tensorfleet.framework.graph import name_scope
+from tensorfleet.ops.variables import Variable
 
 
 def _snake(name: str) -> str:
@@ -74,7 +75,6 @@ class Module:
     @property
     def variables(self) -> Tuple[Any, ...]:
         """Every variable held by this module and its submodules (each once)."""
-        from tensorfleet.ops.variables import Variable
         return tuple(self._walk(lambda v: isinstance(v, Variable)))
 
     @property

@@ -12,6 +12,7 @@ from tensorfleet.framework.graph import (GraphKeys, Operation, Tensor, convert_t
                                          get_default_graph, name_scope)
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
+from tensorfleet.framework.static_value import get_static_value
 from tensorfleet.framework.tensor_shape import TensorShape, scalar
 from tensorfleet.ops.lookup_ops import LookupInterface
 from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
@@ -162,7 +163,6 @@ class DenseHashTable(MutableHashTable):
                              f"{initial_num_buckets!r}")
         self._empty_key = convert_to_tensor(empty_key, dtype=key_dtype)
         self._deleted_key = convert_to_tensor(deleted_key, dtype=key_dtype)
-        from tensorfleet.framework.static_value import get_static_value
         e, d = get_static_value(self._empty_key), get_static_value(self._deleted_key)
         if e is not None and d is not None and (e == d).all():
             raise ValueError("DenseHashTable: empty_key and deleted_key must differ")

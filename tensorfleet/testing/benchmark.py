@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import resource
 import time
 from typing import Any, Dict, Optional
 
 import numpy as np
 
 from tensorfleet.distributed.cluster import ConfigProto
+from tensorfleet.runtime.session import get_default_session
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +29,6 @@ def benchmark_config() -> ConfigProto:
 
 
 def _peak_rss_bytes() -> int:
-    import resource
     # ru_maxrss is in kilobytes on Linux.
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
@@ -99,7 +100,6 @@ class Benchmark:
 
     def evaluate(self, tensors: Any) -> Any:
         """The values of ``tensors`` in the default session."""
-        from tensorfleet.runtime.session import get_default_session
         sess = get_default_session()
         if sess is None:
             raise ValueError("Benchmark.evaluate needs a default session (use `with sess:`)")
