@@ -45,7 +45,9 @@ from tensorfleet.framework.indexed_slices import (IndexedSlices, IndexedSlicesVa
 from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue)
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
-from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.tensor_shape import (Dimension, TensorShape, dimension_at_index)
+from tensorfleet.framework.type_spec import (IndexedSlicesSpec, NoneTensorSpec, OptionalSpec,
+    SparseTensorSpec, TensorArraySpec, TensorSpec, TypeSpec, type_spec_from_value)
 from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
 from tensorfleet.kernels.backends import (cpu_kernel_backend, set_cpu_kernel_backend)
@@ -83,6 +85,18 @@ from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBas
     RandomShuffleQueue)
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.function_wrappers import (grad_pass_through, py_function, recompute_grad,
+    vectorized_map)
+from tensorfleet.framework.static_value import get_static_value, is_symbolic_tensor
+from tensorfleet.framework.module import Module
+from tensorfleet.compat.behavior import (disable_tensor_equality, enable_tensor_equality,
+    executing_eagerly_outside_functions)
+from tensorfleet.platform.tf_logging import get_logger
+from tensorfleet.saved_model.signature import TensorInfo
+from tensorfleet.ops.priority_queue_ops import PriorityQueue
+from tensorfleet.ops.json_example_ops import decode_json_example
+from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
+    serialize_many_sparse, serialize_sparse)
 from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.functional_ops import (foldl, foldr, map_fn, scan, while_loop)
 from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
@@ -90,7 +104,7 @@ from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
 from tensorfleet.ops.image_adjust_ops import random_crop
 from tensorfleet.ops.init_ops import (Constant as constant_initializer,
     GlorotNormal as glorot_normal_initializer, GlorotUniform as glorot_uniform_initializer,
-    Identity as identity_initializer, initializers, Ones as ones_initializer,
+    Identity as identity_initializer, Ones as ones_initializer,
     Orthogonal as orthogonal_initializer, RandomNormal as random_normal_initializer,
     RandomUniform as random_uniform_initializer,
     TruncatedNormal as truncated_normal_initializer,
@@ -179,12 +193,13 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
+from tensorfleet.api import audio, initializers, mixed_precision, types
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
 from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
-from tensorfleet.testing import testcase as test
+from tensorfleet.api import test
 
 __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_ops", "add_n",
            "add_to_collection", "add_to_collections", "AggregationMethod", "all_variables", "app",
@@ -318,4 +333,13 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "fake_quant_with_min_max_vars_per_channel_gradient", "sparse_merge",
     "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16",
     # quantized tensors
-    "dequantize", "quantize", "quantize_v2", "quantized_concat"]
+    "dequantize", "quantize", "quantize_v2", "quantized_concat",
+    # io, data, testing, training and typing additions
+    "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec", "SparseTensorSpec",
+    "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value",
+    "dimension_at_index", "mixed_precision", "audio", "decode_json_example",
+    "deserialize_many_sparse", "serialize_many_sparse", "serialize_sparse",
+    "PriorityQueue", "grad_pass_through", "py_function", "recompute_grad",
+    "vectorized_map", "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
+    "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
+    "TensorInfo", "Module", "types"]

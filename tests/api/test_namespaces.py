@@ -72,7 +72,12 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "dtypes_experimental": ("dtypes", "experimental"),
           "linalg_experimental": ("linalg", "experimental"),
           "random_experimental": ("random", "experimental"),
-          "nn_experimental": ("nn", "experimental")}
+          "nn_experimental": ("nn", "experimental"),
+          "test_experimental": ("test", "experimental"),
+          "train_experimental": ("train", "experimental"),
+          "mixed_precision_experimental": ("mixed_precision", "experimental"),
+          "lookup_experimental": ("lookup", "experimental"),
+          "types_experimental": ("types", "experimental")}
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])

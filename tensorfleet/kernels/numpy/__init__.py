@@ -22,3 +22,6 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     string_kernels, string_manip_kernels, summary_kernels, tensor_array_kernels,
     tensor_serialization_kernels, training_group_kernels, training_kernels,
     training_sparse_kernels)
+from tensorfleet.kernels.numpy import (  # noqa: F401,E402
+    audio_kernels, json_example_kernels, sparse_serialization_kernels, string_unicode_kernels,
+    mutable_lookup_kernels, tensor_summary_kernels, tfrecord_write_kernels)
