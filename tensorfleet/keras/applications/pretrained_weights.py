@@ -4,8 +4,8 @@ Keras downloads ``<name>.h5`` into ``~/.keras/models`` the first time a model is
 with ``weights='imagenet'``; here nothing is downloaded, so the file must already be
 there (or ``weights`` names a weights file). The HDF5 layout is Keras's: the root's
 ``layer_names`` attribute lists the layers in order, each layer group's ``weight_names``
-its arrays. As Keras's ``load_weights`` does, the file's layers that hold weights are
-matched in order to the model's layers that hold weights.
+its arrays. Layers are matched by name when the file holds every weighted layer of the
+model under its name, else in order, as Keras's ``load_weights`` matches them.
 """
 
 from __future__ import annotations
@@ -67,15 +67,25 @@ def load_weights(model: Any, path: str) -> None:
     """
     stored = _read_h5(path)
     layers = [layer for layer in model.layers if layer.weights]
-    if len(stored) != len(layers):
-        raise ValueError(f"{path} holds weights for {len(stored)} layers but the model "
-                         f"{model.name!r} has {len(layers)} layers with weights")
-    for (name, arrays), layer in zip(stored, layers):
+    by_name = dict(stored)
+    if len(by_name) == len(stored) and all(layer.name in by_name for layer in layers):
+        # every layer found under its own name: the order of the file does not matter
+        pairs = [(layer.name, by_name[layer.name], layer) for layer in layers]
+        if len(stored) != len(layers):
+            raise ValueError(f"{path} holds weights for {len(stored)} layers but the model "
+                             f"{model.name!r} has {len(layers)} layers with weights")
+    else:
+        if len(stored) != len(layers):
+            raise ValueError(f"{path} holds weights for {len(stored)} layers but the model "
+                             f"{model.name!r} has {len(layers)} layers with weights")
+        pairs = [(name, arrays, layer) for (name, arrays), layer in zip(stored, layers)]
+    for name, arrays, layer in pairs:
         shapes = [tuple(w.shape.as_list()) for w in layer.weights]
         if [a.shape for a in arrays] != shapes:
             raise ValueError(f"{path}: layer {name!r} holds arrays of shapes "
                              f"{[a.shape for a in arrays]}, but the model's layer "
                              f"{layer.name!r} has weights of shapes {shapes}")
+    for name, arrays, layer in pairs:
         layer.set_weights(arrays)
     logger.info("loaded the weights of %d layers from %s", len(layers), path)
 
