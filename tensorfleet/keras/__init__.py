@@ -9,5 +9,6 @@ from tensorfleet.keras import activations, backend, initializers, layers  # noqa
 from tensorfleet.keras import callbacks, losses, metrics, optimizers  # noqa: F401
 from tensorfleet.keras import datasets, models, preprocessing, regularizers  # noqa: F401
 from tensorfleet.keras import utils  # noqa: F401
+from tensorfleet.api import keras_applications as applications  # noqa: F401
 from tensorfleet.keras.layers import Input  # noqa: F401
 from tensorfleet.keras.models import Model, Sequential  # noqa: F401

@@ -65,10 +65,13 @@ def test_the_top_level_exports_exactly_api_tf():
     assert undeclared == {"VERSION"}, undeclared
 
 
-# The namespaces one level down, by their module in api/.
+# The namespaces below the top level, by their module in api/: the attribute path from tf.
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
           "train_queue_runner": ("train", "queue_runner")}
+# tf.keras.applications and its per-model modules (tf.keras.applications.resnet ...)
+NESTED.update({n: ("keras", "applications", *filter(None, [n[len("keras_applications_"):]]))
+               for n in NAMESPACES if n.startswith("keras_applications")})
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
@@ -80,5 +83,7 @@ def test_a_namespace_is_reachable_by_attribute_and_by_import(name):
 
 @pytest.mark.parametrize("name", sorted(NESTED))
 def test_a_nested_namespace_is_its_parents_attribute(name):
-    parent, child = NESTED[name]
-    assert getattr(getattr(tf, parent), child) is importlib.import_module(f"tensorfleet.api.{name}")
+    value = tf
+    for attr in NESTED[name]:
+        value = getattr(value, attr)
+    assert value is importlib.import_module(f"tensorfleet.api.{name}")
