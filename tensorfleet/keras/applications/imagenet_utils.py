@@ -20,6 +20,7 @@ from tensorfleet.keras import backend as K
 from tensorfleet.keras.utils import get_file
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops.sort_ops import reverse
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ def preprocess_input(x: Any, data_format: Optional[str] = None, mode: str = "caf
         std = _per_channel(_TORCH_STD, axis, ndim)
         return (x / 255.0 - mean) / std
     # caffe: RGB to BGR, then the BGR channel means subtracted
-    x = A.reverse(x, [axis]) if symbolic else np.flip(x, axis)
+    x = reverse(x, [axis]) if symbolic else np.flip(x, axis)
     mean = _per_channel(_CAFFE_MEAN_BGR, axis, ndim)
     return M.subtract(x, mean) if symbolic else x - mean
 
