@@ -24,10 +24,14 @@ from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.keras import backend as K
 from tensorfleet.keras import initializers as _inits
+from tensorfleet.keras.layers.input_spec import assert_input_compatibility
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops.variables import Variable
 
 logger = logging.getLogger(__name__)
+
+# Whether layers cast floating inputs to their own dtype (enable_v2_dtype_behavior).
+_V2_DTYPE = {"on": False}
 
 
 def to_list(x: Any) -> List[Any]:
@@ -198,7 +202,12 @@ class Layer(_tfl.Layer):
         flat = to_list(inputs)
         tensors = [x if isinstance(x, Tensor) or hasattr(x, "_ref") else convert_to_tensor(x)
                    for x in flat]
+        node_inputs: Any = tensors if isinstance(inputs, (list, tuple)) else tensors[0]
+        if _V2_DTYPE["on"] and self.dtype is not None and self.dtype.is_floating:
+            tensors = [A.cast(t, self.dtype) if t.dtype.is_floating and t.dtype != self.dtype
+                       else t for t in tensors]
         call_inputs: Any = tensors if isinstance(inputs, (list, tuple)) else tensors[0]
+        assert_input_compatibility(getattr(self, "input_spec", None), call_inputs, self.name)
         if self._wants_training() and kwargs.get("training") is None:
             phase = K.learning_phase()
             kwargs["training"] = bool(phase) if isinstance(phase, int) else phase
@@ -215,8 +224,8 @@ class Layer(_tfl.Layer):
             outputs = self.call(call_inputs, *args, **kwargs)
         # tf.layers activity regularizers report through the graph collection.
         self._keras_losses.extend(g.get_collection(GraphKeys.REGULARIZATION_LOSSES)[before:])
-        if all(K.is_keras_tensor(t) for t in tensors):
-            self._add_node(call_inputs, outputs, kwargs, args)
+        if all(K.is_keras_tensor(t) for t in to_list(node_inputs)):
+            self._add_node(node_inputs, outputs, kwargs, args)
         return outputs
 
     def apply(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
