@@ -4,6 +4,9 @@
 from tensorfleet.keras.applications.densenet import (DenseNet121, DenseNet169, DenseNet201)
 from tensorfleet.keras.applications.inception_resnet import (InceptionResNetV2)
 from tensorfleet.keras.applications.inceptionv3 import (InceptionV3)
+from tensorfleet.keras.applications.mobilenet import (MobileNet)
+from tensorfleet.keras.applications.mobilenetv2 import (MobileNetV2)
+from tensorfleet.keras.applications.mobilenetv3 import (MobileNetV3Large, MobileNetV3Small)
 from tensorfleet.keras.applications.resnet import (ResNet101, ResNet152, ResNet50)
 from tensorfleet.keras.applications.resnetv2 import (ResNet101V2, ResNet152V2, ResNet50V2)
 from tensorfleet.keras.applications.vgg import (VGG16, VGG19)
@@ -13,6 +16,9 @@ from tensorfleet.api import keras_applications_densenet as densenet
 from tensorfleet.api import keras_applications_imagenet_utils as imagenet_utils
 from tensorfleet.api import keras_applications_inception_resnet_v2 as inception_resnet_v2
 from tensorfleet.api import keras_applications_inception_v3 as inception_v3
+from tensorfleet.api import keras_applications_mobilenet as mobilenet
+from tensorfleet.api import keras_applications_mobilenet_v2 as mobilenet_v2
+from tensorfleet.api import keras_applications_mobilenet_v3 as mobilenet_v3
 from tensorfleet.api import keras_applications_resnet as resnet
 from tensorfleet.api import keras_applications_resnet50 as resnet50
 from tensorfleet.api import keras_applications_resnet_v2 as resnet_v2
@@ -22,6 +28,7 @@ from tensorfleet.api import keras_applications_xception as xception
 
 __all__ = ["densenet", "DenseNet121", "DenseNet169", "DenseNet201", "imagenet_utils",
            "inception_resnet_v2", "inception_v3", "InceptionResNetV2", "InceptionV3",
-           "resnet", "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50",
-           "resnet50", "ResNet50V2", "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19",
-           "Xception", "xception"]
+           "MobileNet", "mobilenet", "mobilenet_v2", "mobilenet_v3", "MobileNetV2",
+           "MobileNetV3Large", "MobileNetV3Small", "resnet", "ResNet101", "ResNet101V2",
+           "ResNet152", "ResNet152V2", "ResNet50", "resnet50", "ResNet50V2", "resnet_v2",
+           "VGG16", "vgg16", "VGG19", "vgg19", "Xception", "xception"]

@@ -186,18 +186,21 @@ class _GlobalPooling(Layer):
     _axes: Tuple[int, ...] = (1, 2)
     _max = False
 
-    def __init__(self, data_format: Optional[str] = None, **kwargs: Any):
+    def __init__(self, data_format: Optional[str] = None, keepdims: bool = False,
+                 **kwargs: Any):
         super().__init__(**kwargs)
         _data_format(data_format, type(self).__name__)
+        self.keepdims = bool(keepdims)
 
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
-        """The mean (or maximum) over the spatial axes."""
+        """The mean (or maximum) over the spatial axes (kept as size-1 axes with
+        ``keepdims``)."""
         want = len(self._axes) + 2
         if inputs.shape.ndims is not None and inputs.shape.ndims != want:
             raise ValueError(f"{type(self).__name__}: inputs must be rank {want}, got shape "
                              f"{inputs.shape}")
         fn = M.reduce_max if self._max else M.reduce_mean
-        return fn(inputs, axis=list(self._axes))
+        return fn(inputs, axis=list(self._axes), keepdims=self.keepdims)
 
 
 class GlobalAveragePooling2D(_GlobalPooling):
