@@ -2,6 +2,9 @@
 ``weights=None``, or the published weights read from the Keras cache) and their modules."""
 
 from tensorfleet.keras.applications.densenet import (DenseNet121, DenseNet169, DenseNet201)
+from tensorfleet.keras.applications.efficientnet import (EfficientNetB0, EfficientNetB1,
+    EfficientNetB2, EfficientNetB3, EfficientNetB4, EfficientNetB5, EfficientNetB6,
+    EfficientNetB7)
 from tensorfleet.keras.applications.inception_resnet import (InceptionResNetV2)
 from tensorfleet.keras.applications.inceptionv3 import (InceptionV3)
 from tensorfleet.keras.applications.mobilenet import (MobileNet)
@@ -13,6 +16,7 @@ from tensorfleet.keras.applications.vgg import (VGG16, VGG19)
 from tensorfleet.keras.applications.xception import (Xception)
 
 from tensorfleet.api import keras_applications_densenet as densenet
+from tensorfleet.api import keras_applications_efficientnet as efficientnet
 from tensorfleet.api import keras_applications_imagenet_utils as imagenet_utils
 from tensorfleet.api import keras_applications_inception_resnet_v2 as inception_resnet_v2
 from tensorfleet.api import keras_applications_inception_v3 as inception_v3
@@ -26,9 +30,11 @@ from tensorfleet.api import keras_applications_vgg16 as vgg16
 from tensorfleet.api import keras_applications_vgg19 as vgg19
 from tensorfleet.api import keras_applications_xception as xception
 
-__all__ = ["densenet", "DenseNet121", "DenseNet169", "DenseNet201", "imagenet_utils",
-           "inception_resnet_v2", "inception_v3", "InceptionResNetV2", "InceptionV3",
-           "MobileNet", "mobilenet", "mobilenet_v2", "mobilenet_v3", "MobileNetV2",
-           "MobileNetV3Large", "MobileNetV3Small", "resnet", "ResNet101", "ResNet101V2",
-           "ResNet152", "ResNet152V2", "ResNet50", "resnet50", "ResNet50V2", "resnet_v2",
-           "VGG16", "vgg16", "VGG19", "vgg19", "Xception", "xception"]
+__all__ = ["densenet", "DenseNet121", "DenseNet169", "DenseNet201", "efficientnet",
+           "EfficientNetB0", "EfficientNetB1", "EfficientNetB2", "EfficientNetB3",
+           "EfficientNetB4", "EfficientNetB5", "EfficientNetB6", "EfficientNetB7",
+           "imagenet_utils", "inception_resnet_v2", "inception_v3", "InceptionResNetV2",
+           "InceptionV3", "MobileNet", "mobilenet", "mobilenet_v2", "mobilenet_v3",
+           "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "resnet", "ResNet101",
+           "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "resnet50", "ResNet50V2",
+           "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19", "Xception", "xception"]
