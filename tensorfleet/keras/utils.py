@@ -37,6 +37,31 @@ def to_categorical(y: Any, num_classes: Optional[int] = None,
     return out.reshape(shape + (num_classes,))
 
 
+def to_ordinal(y: Any, num_classes: Optional[int] = None,
+               dtype: str = "float32") -> np.ndarray:
+    """Ordinal regression targets for the integer labels ``y``: label ``k`` becomes
+    ``num_classes - 1`` columns, the first ``k`` of them 1 (a trailing axis of size 1 is
+    dropped first, as in ``to_categorical``).
+
+    Raises:
+      ValueError: negative labels, or labels not below ``num_classes``.
+    """
+    y = np.array(y, dtype="int64")
+    shape = y.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    y = y.ravel()
+    if y.size and y.min() < 0:
+        raise ValueError(f"to_ordinal: labels must be non-negative, got {y.min()}")
+    if num_classes is None:
+        num_classes = int(y.max()) + 1 if y.size else 1
+    elif y.size and y.max() >= num_classes:
+        raise ValueError(f"to_ordinal: label {y.max()} is out of range for "
+                         f"num_classes={num_classes}")
+    out = (np.arange(num_classes - 1)[None, :] < y[:, None]).astype(dtype)
+    return out.reshape(shape + (num_classes - 1,))
+
+
 def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:
     """``x`` divided by its ``order``-norm along ``axis`` (zero norms left as they are)."""
     x = np.asarray(x)
@@ -146,4 +171,4 @@ def get_file(fname: Optional[str] = None, origin: Optional[str] = None, untar: b
     return path
 
 
-__all__ = ["to_categorical", "normalize", "get_file"]
+__all__ = ["to_categorical", "to_ordinal", "normalize", "get_file", "keras_cache_dir"]

@@ -69,9 +69,20 @@ def test_the_top_level_exports_exactly_api_tf():
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
           "train_queue_runner": ("train", "queue_runner")}
-# tf.keras.applications and its per-model modules (tf.keras.applications.resnet ...)
-NESTED.update({n: ("keras", "applications", *filter(None, [n[len("keras_applications_"):]]))
-               for n in NAMESPACES if n.startswith("keras_applications")})
+# tf.keras.<parent> and the modules under it (keras_applications_resnet is
+# tf.keras.applications.resnet, keras_datasets_boston_housing tf.keras.datasets.boston_housing)
+KERAS_PARENTS = ("applications", "datasets", "preprocessing", "utils")
+
+
+def _keras_path(name):
+    rest = name[len("keras_"):]
+    for parent in KERAS_PARENTS:
+        if rest == parent or rest.startswith(parent + "_"):
+            return ("keras", parent, *filter(None, [rest[len(parent) + 1:]]))
+    raise AssertionError(f"api/{name}.py: tf.keras.{rest} has no known parent namespace")
+
+
+NESTED.update({n: _keras_path(n) for n in NAMESPACES if n.startswith("keras_")})
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
