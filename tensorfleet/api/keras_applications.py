@@ -10,6 +10,10 @@ from tensorfleet.keras.applications.inceptionv3 import (InceptionV3)
 from tensorfleet.keras.applications.mobilenet import (MobileNet)
 from tensorfleet.keras.applications.mobilenetv2 import (MobileNetV2)
 from tensorfleet.keras.applications.mobilenetv3 import (MobileNetV3Large, MobileNetV3Small)
+from tensorfleet.keras.applications.regnet import (RegNetX002, RegNetX004, RegNetX006,
+    RegNetX008, RegNetX016, RegNetX032, RegNetX040, RegNetX064, RegNetX080, RegNetX120,
+    RegNetX160, RegNetX320, RegNetY002, RegNetY004, RegNetY006, RegNetY008, RegNetY016,
+    RegNetY032, RegNetY040, RegNetY064, RegNetY080, RegNetY120, RegNetY160, RegNetY320)
 from tensorfleet.keras.applications.resnet import (ResNet101, ResNet152, ResNet50)
 from tensorfleet.keras.applications.resnetv2 import (ResNet101V2, ResNet152V2, ResNet50V2)
 from tensorfleet.keras.applications.vgg import (VGG16, VGG19)
@@ -23,6 +27,7 @@ from tensorfleet.api import keras_applications_inception_v3 as inception_v3
 from tensorfleet.api import keras_applications_mobilenet as mobilenet
 from tensorfleet.api import keras_applications_mobilenet_v2 as mobilenet_v2
 from tensorfleet.api import keras_applications_mobilenet_v3 as mobilenet_v3
+from tensorfleet.api import keras_applications_regnet as regnet
 from tensorfleet.api import keras_applications_resnet as resnet
 from tensorfleet.api import keras_applications_resnet50 as resnet50
 from tensorfleet.api import keras_applications_resnet_v2 as resnet_v2
@@ -35,6 +40,11 @@ __all__ = ["densenet", "DenseNet121", "DenseNet169", "DenseNet201", "efficientne
            "EfficientNetB4", "EfficientNetB5", "EfficientNetB6", "EfficientNetB7",
            "imagenet_utils", "inception_resnet_v2", "inception_v3", "InceptionResNetV2",
            "InceptionV3", "MobileNet", "mobilenet", "mobilenet_v2", "mobilenet_v3",
-           "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "resnet", "ResNet101",
-           "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "resnet50", "ResNet50V2",
-           "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19", "Xception", "xception"]
+           "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "regnet", "RegNetX002",
+           "RegNetX004", "RegNetX006", "RegNetX008", "RegNetX016", "RegNetX032", "RegNetX040",
+           "RegNetX064", "RegNetX080", "RegNetX120", "RegNetX160", "RegNetX320", "RegNetY002",
+           "RegNetY004", "RegNetY006", "RegNetY008", "RegNetY016", "RegNetY032", "RegNetY040",
+           "RegNetY064", "RegNetY080", "RegNetY120", "RegNetY160", "RegNetY320", "resnet",
+           "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "resnet50",
+           "ResNet50V2", "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19", "Xception",
+           "xception"]

@@ -19,6 +19,7 @@ from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.layers.base import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops import nn_ops as N
 
 
 def _data_format(data_format: Optional[str], layer: str) -> str:
@@ -48,7 +49,14 @@ class Conv2D(Layer, _tfl.Conv2D):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, **kwargs: Any):
+                 bias_constraint: Any = None, groups: int = 1, **kwargs: Any):
+        groups = int(groups)
+        if groups != 1 and type(self)._base_conv() is not _tfl.Conv2D:
+            raise ValueError(f"{type(self).__name__}: groups={groups} is not supported")
+        if groups < 1 or filters % groups:
+            raise ValueError(f"{type(self).__name__}: groups must be a positive divisor of "
+                             f"filters={filters}, got {groups}")
+        self.groups = groups
         rest = self._keras_kwargs(kwargs)
         type(self)._base_conv().__init__(
             self, filters, kernel_size, strides=strides, padding=padding,
@@ -62,6 +70,27 @@ class Conv2D(Layer, _tfl.Conv2D):
     @staticmethod
     def _base_conv() -> type:
         return _tfl.Conv2D
+
+    def build(self, input_shape: Any) -> None:
+        """Creates ``kernel`` [*kernel_size, in_channels / groups, filters] and ``bias``."""
+        if self.groups == 1:
+            return super().build(input_shape)
+        channels = self._in_channels(input_shape)
+        if channels % self.groups:
+            raise ValueError(f"{self.name}: groups={self.groups} must divide the "
+                             f"{channels} input channels")
+        self._make(list(self.kernel_size) + [channels // self.groups, self.filters])
+
+    def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
+        """The convolution; with ``groups``, each group of input channels convolved with
+        its own slice of the filters, the results concatenated."""
+        if self.groups == 1:
+            return super().call(inputs)
+        xs = A.split(inputs, self.groups, axis=3)
+        ks = A.split(self.kernel, self.groups, axis=3)
+        ys = [N.conv2d(x, k, strides=[1, *self.strides, 1], padding=self.padding,
+                       dilations=[1, *self.dilation_rate, 1]) for x, k in zip(xs, ks)]
+        return self._finish(A.concat(ys, axis=3))
 
 
 class Conv1D(Conv2D, _tfl.Conv1D):
