@@ -1,6 +1,8 @@
 """``tf.keras.applications``: the Keras ImageNet models (architectures built with
 ``weights=None``, or the published weights read from the Keras cache) and their modules."""
 
+from tensorfleet.keras.applications.convnext import (ConvNeXtBase, ConvNeXtLarge,
+    ConvNeXtSmall, ConvNeXtTiny, ConvNeXtXLarge)
 from tensorfleet.keras.applications.densenet import (DenseNet121, DenseNet169, DenseNet201)
 from tensorfleet.keras.applications.efficientnet import (EfficientNetB0, EfficientNetB1,
     EfficientNetB2, EfficientNetB3, EfficientNetB4, EfficientNetB5, EfficientNetB6,
@@ -19,6 +21,7 @@ from tensorfleet.keras.applications.resnetv2 import (ResNet101V2, ResNet152V2, R
 from tensorfleet.keras.applications.vgg import (VGG16, VGG19)
 from tensorfleet.keras.applications.xception import (Xception)
 
+from tensorfleet.api import keras_applications_convnext as convnext
 from tensorfleet.api import keras_applications_densenet as densenet
 from tensorfleet.api import keras_applications_efficientnet as efficientnet
 from tensorfleet.api import keras_applications_imagenet_utils as imagenet_utils
@@ -35,16 +38,17 @@ from tensorfleet.api import keras_applications_vgg16 as vgg16
 from tensorfleet.api import keras_applications_vgg19 as vgg19
 from tensorfleet.api import keras_applications_xception as xception
 
-__all__ = ["densenet", "DenseNet121", "DenseNet169", "DenseNet201", "efficientnet",
-           "EfficientNetB0", "EfficientNetB1", "EfficientNetB2", "EfficientNetB3",
-           "EfficientNetB4", "EfficientNetB5", "EfficientNetB6", "EfficientNetB7",
-           "imagenet_utils", "inception_resnet_v2", "inception_v3", "InceptionResNetV2",
-           "InceptionV3", "MobileNet", "mobilenet", "mobilenet_v2", "mobilenet_v3",
-           "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "regnet", "RegNetX002",
-           "RegNetX004", "RegNetX006", "RegNetX008", "RegNetX016", "RegNetX032", "RegNetX040",
-           "RegNetX064", "RegNetX080", "RegNetX120", "RegNetX160", "RegNetX320", "RegNetY002",
-           "RegNetY004", "RegNetY006", "RegNetY008", "RegNetY016", "RegNetY032", "RegNetY040",
-           "RegNetY064", "RegNetY080", "RegNetY120", "RegNetY160", "RegNetY320", "resnet",
-           "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50", "resnet50",
-           "ResNet50V2", "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19", "Xception",
-           "xception"]
+__all__ = ["convnext", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny",
+           "ConvNeXtXLarge", "densenet", "DenseNet121", "DenseNet169", "DenseNet201",
+           "efficientnet", "EfficientNetB0", "EfficientNetB1", "EfficientNetB2",
+           "EfficientNetB3", "EfficientNetB4", "EfficientNetB5", "EfficientNetB6",
+           "EfficientNetB7", "imagenet_utils", "inception_resnet_v2", "inception_v3",
+           "InceptionResNetV2", "InceptionV3", "MobileNet", "mobilenet", "mobilenet_v2",
+           "mobilenet_v3", "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "regnet",
+           "RegNetX002", "RegNetX004", "RegNetX006", "RegNetX008", "RegNetX016", "RegNetX032",
+           "RegNetX040", "RegNetX064", "RegNetX080", "RegNetX120", "RegNetX160", "RegNetX320",
+           "RegNetY002", "RegNetY004", "RegNetY006", "RegNetY008", "RegNetY016", "RegNetY032",
+           "RegNetY040", "RegNetY064", "RegNetY080", "RegNetY120", "RegNetY160", "RegNetY320",
+           "resnet", "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50",
+           "resnet50", "ResNet50V2", "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19",
+           "Xception", "xception"]

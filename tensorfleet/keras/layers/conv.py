@@ -20,6 +20,7 @@ from tensorfleet.keras.layers.base import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
+from tensorfleet.ops.nn_conv_variant_ops import depthwise_conv2d as _depthwise_conv2d
 
 
 def _data_format(data_format: Optional[str], layer: str) -> str:
@@ -86,6 +87,14 @@ class Conv2D(Layer, _tfl.Conv2D):
         its own slice of the filters, the results concatenated."""
         if self.groups == 1:
             return super().call(inputs)
+        kh, kw, per_group, filters = self.kernel.shape.as_list()
+        if per_group == 1:
+            # one input channel per group: a depthwise convolution with filters / groups
+            # outputs per channel, in the same output order
+            kernel = A.reshape(self.kernel, [kh, kw, self.groups, filters // self.groups])
+            y = _depthwise_conv2d(inputs, kernel, strides=[1, *self.strides, 1],
+                                  padding=self.padding.upper(), dilations=self.dilation_rate)
+            return self._finish(y)
         xs = A.split(inputs, self.groups, axis=3)
         ks = A.split(self.kernel, self.groups, axis=3)
         ys = [N.conv2d(x, k, strides=[1, *self.strides, 1], padding=self.padding,
