@@ -7,6 +7,8 @@ from tensorfleet.keras.applications.densenet import (DenseNet121, DenseNet169, D
 from tensorfleet.keras.applications.efficientnet import (EfficientNetB0, EfficientNetB1,
     EfficientNetB2, EfficientNetB3, EfficientNetB4, EfficientNetB5, EfficientNetB6,
     EfficientNetB7)
+from tensorfleet.keras.applications.efficientnetv2 import (EfficientNetV2B0, EfficientNetV2B1,
+    EfficientNetV2B2, EfficientNetV2B3, EfficientNetV2L, EfficientNetV2M, EfficientNetV2S)
 from tensorfleet.keras.applications.inception_resnet import (InceptionResNetV2)
 from tensorfleet.keras.applications.inceptionv3 import (InceptionV3)
 from tensorfleet.keras.applications.mobilenet import (MobileNet)
@@ -24,6 +26,7 @@ from tensorfleet.keras.applications.xception import (Xception)
 from tensorfleet.api import keras_applications_convnext as convnext
 from tensorfleet.api import keras_applications_densenet as densenet
 from tensorfleet.api import keras_applications_efficientnet as efficientnet
+from tensorfleet.api import keras_applications_efficientnet_v2 as efficientnet_v2
 from tensorfleet.api import keras_applications_imagenet_utils as imagenet_utils
 from tensorfleet.api import keras_applications_inception_resnet_v2 as inception_resnet_v2
 from tensorfleet.api import keras_applications_inception_v3 as inception_v3
@@ -40,9 +43,11 @@ from tensorfleet.api import keras_applications_xception as xception
 
 __all__ = ["convnext", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny",
            "ConvNeXtXLarge", "densenet", "DenseNet121", "DenseNet169", "DenseNet201",
-           "efficientnet", "EfficientNetB0", "EfficientNetB1", "EfficientNetB2",
-           "EfficientNetB3", "EfficientNetB4", "EfficientNetB5", "EfficientNetB6",
-           "EfficientNetB7", "imagenet_utils", "inception_resnet_v2", "inception_v3",
+           "efficientnet", "efficientnet_v2", "EfficientNetB0", "EfficientNetB1",
+           "EfficientNetB2", "EfficientNetB3", "EfficientNetB4", "EfficientNetB5",
+           "EfficientNetB6", "EfficientNetB7", "EfficientNetV2B0", "EfficientNetV2B1",
+           "EfficientNetV2B2", "EfficientNetV2B3", "EfficientNetV2L", "EfficientNetV2M",
+           "EfficientNetV2S", "imagenet_utils", "inception_resnet_v2", "inception_v3",
            "InceptionResNetV2", "InceptionV3", "MobileNet", "mobilenet", "mobilenet_v2",
            "mobilenet_v3", "MobileNetV2", "MobileNetV3Large", "MobileNetV3Small", "regnet",
            "RegNetX002", "RegNetX004", "RegNetX006", "RegNetX008", "RegNetX016", "RegNetX032",
