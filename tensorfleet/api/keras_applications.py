@@ -19,6 +19,8 @@ from tensorfleet.keras.applications.regnet import (RegNetX002, RegNetX004, RegNe
     RegNetX160, RegNetX320, RegNetY002, RegNetY004, RegNetY006, RegNetY008, RegNetY016,
     RegNetY032, RegNetY040, RegNetY064, RegNetY080, RegNetY120, RegNetY160, RegNetY320)
 from tensorfleet.keras.applications.resnet import (ResNet101, ResNet152, ResNet50)
+from tensorfleet.keras.applications.resnet_rs import (ResNetRS101, ResNetRS152, ResNetRS200,
+    ResNetRS270, ResNetRS350, ResNetRS420, ResNetRS50)
 from tensorfleet.keras.applications.resnetv2 import (ResNet101V2, ResNet152V2, ResNet50V2)
 from tensorfleet.keras.applications.vgg import (VGG16, VGG19)
 from tensorfleet.keras.applications.xception import (Xception)
@@ -36,6 +38,7 @@ from tensorfleet.api import keras_applications_mobilenet_v3 as mobilenet_v3
 from tensorfleet.api import keras_applications_regnet as regnet
 from tensorfleet.api import keras_applications_resnet as resnet
 from tensorfleet.api import keras_applications_resnet50 as resnet50
+from tensorfleet.api import keras_applications_resnet_rs as resnet_rs
 from tensorfleet.api import keras_applications_resnet_v2 as resnet_v2
 from tensorfleet.api import keras_applications_vgg16 as vgg16
 from tensorfleet.api import keras_applications_vgg19 as vgg19
@@ -55,5 +58,6 @@ __all__ = ["convnext", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNe
            "RegNetY002", "RegNetY004", "RegNetY006", "RegNetY008", "RegNetY016", "RegNetY032",
            "RegNetY040", "RegNetY064", "RegNetY080", "RegNetY120", "RegNetY160", "RegNetY320",
            "resnet", "ResNet101", "ResNet101V2", "ResNet152", "ResNet152V2", "ResNet50",
-           "resnet50", "ResNet50V2", "resnet_v2", "VGG16", "vgg16", "VGG19", "vgg19",
-           "Xception", "xception"]
+           "resnet50", "ResNet50V2", "resnet_rs", "resnet_v2", "ResNetRS101", "ResNetRS152",
+           "ResNetRS200", "ResNetRS270", "ResNetRS350", "ResNetRS420", "ResNetRS50", "VGG16",
+           "vgg16", "VGG19", "vgg19", "Xception", "xception"]
