@@ -4,7 +4,8 @@ Nothing is downloaded: ``load_data`` reads ``~/.keras/datasets/<file>`` (or the
 ``path`` given, absolute or relative to that folder) and raises a
 ``FileNotFoundError`` naming the path and the URL the file is published at when it is
 missing. MNIST, Fashion-MNIST and Boston housing are here; the word-index data sets
-(IMDB, Reuters) are in ``tensorfleet.keras.word_index_datasets``.
+(IMDB, Reuters) are in ``tensorfleet.keras.text_datasets``, CIFAR in
+``tensorfleet.keras.cifar_datasets``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ Split = Tuple[np.ndarray, np.ndarray]
 DATASETS_URL = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 
 
-def _locate(path: str, what: str = "an .npz with arrays x_train, y_train, x_test, "
-                                   "y_test") -> str:
+def locate(path: str, what: str = "an .npz with arrays x_train, y_train, x_test, "
+                                  "y_test") -> str:
+    """The path of the data set file ``path``: as given when it exists or is absolute,
+    else in ``~/.keras/datasets``.
+
+    Raises:
+      FileNotFoundError: the file is not there; the message names the path and the URL
+        Keras downloads it from.
+    """
     if os.path.isabs(path) or os.path.exists(path):
         full = path
     else:
@@ -35,7 +43,7 @@ def _locate(path: str, what: str = "an .npz with arrays x_train, y_train, x_test
 
 
 def _load_npz(path: str) -> Tuple[Split, Split]:
-    with np.load(_locate(path), allow_pickle=False) as f:
+    with np.load(locate(path), allow_pickle=False) as f:
         missing = [k for k in ("x_train", "y_train", "x_test", "y_test") if k not in f]
         if missing:
             raise ValueError(f"{path}: the .npz file lacks the arrays {missing}")
@@ -63,7 +71,7 @@ def load_boston_housing(path: str = "boston_housing.npz", test_split: float = 0.
     """
     if not 0 <= test_split < 1:
         raise ValueError(f"test_split must be between 0 and 1, got {test_split}")
-    with np.load(_locate(path, "an .npz with arrays x and y"), allow_pickle=False) as f:
+    with np.load(locate(path, "an .npz with arrays x and y"), allow_pickle=False) as f:
         if "x" not in f or "y" not in f:
             raise ValueError(f"{path}: the .npz file lacks the arrays x and y")
         x, y = f["x"], f["y"]
