@@ -114,7 +114,11 @@ def EfficientNet(width_coefficient: float, depth_coefficient: float, default_siz
 
     x = layers.Rescaling(1.0 / 255.0)(img_input)
     x = layers.Normalization(axis=3, mean=np.zeros(3), variance=np.ones(3))(x)
-    x = layers.Lambda(_scale_by_inverse_sqrt_std)(x)
+    if weights == "imagenet":
+        # the published weights were trained dividing by the variance, the Normalization
+        # layer divides by its square root: the remaining factor is applied here, as
+        # Keras applies it
+        x = layers.Lambda(_scale_by_inverse_sqrt_std)(x)
     conv_init = _initializer(CONV_KERNEL_INITIALIZER)
     x = layers.ZeroPadding2D(padding=correct_pad(x, 3), name="stem_conv_pad")(x)
     x = layers.Conv2D(round_filters(32), 3, strides=2, padding="valid", use_bias=False,
