@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.keras.applications import convnext, regnet
+from tensorfleet.keras.applications import convnext, nasnet, regnet
 
 keras = tf.keras
 apps = keras.applications
@@ -73,6 +73,18 @@ def test_grouped_and_depthwise_models_run():
     assert rgn.predict(x).shape == (2, 4)
     with pytest.raises(ValueError, match="block_type"):
         regnet.RegNet((1, 1, 1, 1), (8, 16, 24, 32), 8, "Z", 32, weights=None)
+
+
+def test_a_small_nasnet_matches_keras_and_runs():
+    # NASNet-A cells at a small width (Keras's count for the same arguments: 27,411)
+    model = nasnet.NASNet(input_shape=(32, 32, 3), penultimate_filters=96, num_blocks=1,
+                          stem_block_filters=8, skip_reduction=False, weights=None,
+                          classes=5, default_size=224)
+    assert model.count_params() == 27_411 and len(model.layers) == 363
+    out = model.predict(np.random.RandomState(2).rand(1, 32, 32, 3).astype(np.float32))
+    np.testing.assert_allclose(out.sum(), 1, rtol=1e-5)
+    with pytest.raises(ValueError, match="multiple of 24"):
+        nasnet.NASNet(penultimate_filters=100, weights=None)
 
 
 def test_resnet_rs_weight_variants():
