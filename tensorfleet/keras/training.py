@@ -123,6 +123,7 @@ class Model(Network):
                 self.targets.append(A.placeholder(out.dtype, shape=shape,
                                                   name=name + "_target"))
         per_output, metric_tensors, metric_names = [], [], []
+        self._stateful_metrics: List[Any] = []
         with g.name_scope("loss"):
             for i, (out, fn) in enumerate(zip(outs, loss_fns)):
                 if fn is None:
@@ -141,7 +142,15 @@ class Model(Network):
         with g.name_scope("metrics"):
             for i, (out, name) in enumerate(zip(outs, names)):
                 for m in to_list(metric_lists[i] or []):
-                    if m in ("accuracy", "acc"):
+                    if isinstance(m, _metrics.MeanMetricWrapper):
+                        fn, short = m.per_sample, m.name
+                    elif isinstance(m, _metrics.Metric):
+                        # A stateful metric: its value after the last batch is the result.
+                        self._stateful_metrics.append((len(metric_tensors), m))
+                        metric_tensors.append(m(self.targets[i], out))
+                        metric_names.append(m.name if len(outs) == 1 else f"{name}_{m.name}")
+                        continue
+                    elif isinstance(m, str) and m in ("accuracy", "acc"):
                         fn, short = _metrics.accuracy_for(loss_fns[i], out.shape), "acc"
                     else:
                         fn = _metrics.get(m)
@@ -269,6 +278,7 @@ class Model(Network):
         for epoch in range(initial_epoch, epochs):
             cl.call("on_epoch_begin", epoch, {})
             sums, seen = np.zeros(len(names)), 0
+            self._reset_stateful_metrics()
             for b, idx in enumerate(D.batches(n, batch_size, shuffle)):
                 logs: Dict[str, Any] = {"batch": b, "size": len(idx)}
                 cl.call("on_batch_begin", b, logs)
@@ -280,7 +290,9 @@ class Model(Network):
                 seen += len(idx)
                 if self.stop_training:
                     break
-            epoch_logs = {k: float(v) for k, v in zip(names, sums / max(seen, 1))}
+            means = sums / max(seen, 1)
+            self._last_stateful(means, outs if seen else None, 0)
+            epoch_logs = {k: float(v) for k, v in zip(names, means)}
             if val is not None and (epoch + 1) % validation_freq == 0:
                 for k, v in zip(names, self._test_loop(val[0], val[1], batch_size)):
                     epoch_logs["val_" + k] = v
@@ -296,10 +308,26 @@ class Model(Network):
         sess = K.get_session()
         fetches = self._eval_fetches()
         sums = np.zeros(len(fetches))
+        self._reset_stateful_metrics()
+        outs = None
         for idx in D.batches(n, batch_size):
             outs = sess.run(fetches, self._feed(xs, ys, idx, False))
             sums += np.asarray(outs, dtype=np.float64) * len(idx)
-        return [float(v) for v in sums / max(n, 1)]
+        means = sums / max(n, 1)
+        self._last_stateful(means, outs, 0)
+        return [float(v) for v in means]
+
+    def _reset_stateful_metrics(self) -> None:
+        for _, m in getattr(self, "_stateful_metrics", []):
+            m.reset_state()
+
+    def _last_stateful(self, means: np.ndarray, last: Any, offset: int) -> None:
+        """Puts each stateful metric's value after the last batch in ``means``."""
+        if last is None:
+            return
+        base = 1 + len(self._output_losses)
+        for j, _ in getattr(self, "_stateful_metrics", []):
+            means[base + j] = float(np.asarray(last[offset + base + j]))
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: int = 1, sample_weight: Any = None, steps: Any = None,
@@ -341,6 +369,8 @@ class Model(Network):
         ys = self._targets(y)
         n = D.check_lengths(xs + ys)
         fetches = self._make_train_function()
+        if reset_metrics:
+            self._reset_stateful_metrics()
         outs = K.get_session().run(fetches + self._eval_fetches(),
                                    self._feed(xs, ys, slice(0, n), True))[len(fetches):]
         outs = [float(v) for v in outs]
@@ -354,6 +384,8 @@ class Model(Network):
         xs = self._ready(x)
         ys = self._targets(y)
         n = D.check_lengths(xs + ys)
+        if reset_metrics:
+            self._reset_stateful_metrics()
         outs = K.get_session().run(self._eval_fetches(), self._feed(xs, ys, slice(0, n),
                                                                     False))
         outs = [float(v) for v in outs]
