@@ -75,8 +75,20 @@ def linear(x: Any) -> Any:
     return x
 
 
+def swish(x: Any) -> Tensor:
+    """``x * sigmoid(x)`` (also called SiLU)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.sigmoid(x))
+
+
+def mish(x: Any) -> Tensor:
+    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.tanh(N.softplus(x)))
+
+
 _BY_NAME = {f.__name__: f for f in (softmax, relu, elu, selu, softplus, softsign, tanh,
-                                    sigmoid, hard_sigmoid, exponential, linear)}
+                                    sigmoid, hard_sigmoid, exponential, linear, swish, mish)}
 
 
 def get(identifier: Any) -> Callable[[Any], Any]:
@@ -103,4 +115,17 @@ def serialize(activation: Callable[[Any], Any]) -> str:
     return getattr(activation, "__name__", str(activation))
 
 
-__all__ = sorted(_BY_NAME) + ["get", "serialize"]
+def deserialize(name: str, custom_objects: Any = None) -> Callable[[Any], Any]:
+    """The activation ``serialize`` named (``custom_objects`` first).
+
+    Raises:
+      ValueError: an unknown name.
+    """
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if isinstance(name, dict):
+        raise ValueError(f"Unknown activation: {name!r} (activations are named by strings)")
+    return get(name)
+
+
+__all__ = sorted(_BY_NAME) + ["get", "serialize", "deserialize"]
