@@ -25,6 +25,7 @@ from tensorfleet.keras import backend as K
 from tensorfleet.keras import callbacks as cbks
 from tensorfleet.keras import losses as _losses
 from tensorfleet.keras import metrics as _metrics
+from tensorfleet.keras import hdf5_format as H
 from tensorfleet.keras import optimizers as _optimizers
 from tensorfleet.keras import training_data as D
 from tensorfleet.keras.layers.base import Input, to_list, unpack
@@ -429,35 +430,61 @@ class Model(Network):
 
     def save_weights(self, filepath: str, overwrite: bool = True,
                      save_format: Optional[str] = None) -> None:
-        """Writes the weights to a tensorfleet checkpoint with prefix ``filepath``.
+        """Writes the weights: a Keras HDF5 weights file for a path ending in
+        ``.h5``/``.hdf5`` (or ``save_format='h5'``), else a tensorfleet checkpoint with
+        prefix ``filepath``.
 
         Raises:
-          ValueError: an HDF5 path or format (not supported).
+          ValueError: an unknown format, or a model without weights yet.
         """
-        if save_format not in (None, "tf") or str(filepath).endswith((".h5", ".hdf5",
-                                                                       ".keras")):
-            raise ValueError("save_weights: HDF5 weight files are not supported; give a "
-                             "checkpoint prefix such as 'ckpt/weights'")
         if not self.built:
             raise ValueError("save_weights: the model has no weights yet (not built)")
+        if save_format in ("h5", "hdf5") or (save_format is None and
+                                             str(filepath).endswith((".h5", ".hdf5"))):
+            H.save_weights(self, str(filepath), overwrite=overwrite)
+            return
+        if save_format not in (None, "tf"):
+            raise ValueError(f"save_weights: unknown save_format {save_format!r}")
         if not overwrite and os.path.exists(str(filepath) + ".index"):
             raise ValueError(f"save_weights: {filepath} exists and overwrite=False")
         self._get_saver().save(K.get_session(), str(filepath), write_meta_graph=False)
 
-    def load_weights(self, filepath: str, by_name: bool = False) -> None:
-        """Reads weights saved by ``save_weights`` into this model (matched by position).
+    def load_weights(self, filepath: str, by_name: bool = False,
+                     skip_mismatch: bool = False) -> None:
+        """Reads weights saved by ``save_weights`` (or Keras) into this model: HDF5 files
+        layer by layer in order, or by layer name with ``by_name``; checkpoints by
+        position.
 
         Raises:
-          ValueError: ``by_name=True`` or an HDF5 path (not supported).
+          ValueError: ``by_name``/``skip_mismatch`` with a checkpoint, or weights that do
+            not fit.
         """
-        if by_name:
-            raise ValueError("load_weights: by_name=True is not supported")
-        if str(filepath).endswith((".h5", ".hdf5", ".keras")):
-            raise ValueError("load_weights: HDF5 weight files are not supported")
         if not self.built:
             raise ValueError("load_weights: build the model (call it or fit it) before "
                              "loading weights")
+        if str(filepath).endswith((".h5", ".hdf5")):
+            H.load_weights(self, str(filepath), by_name=by_name, skip_mismatch=skip_mismatch)
+            return
+        if by_name or skip_mismatch:
+            raise ValueError("load_weights: by_name and skip_mismatch need an HDF5 file")
         self._get_saver().restore(K.get_session(), str(filepath))
+
+    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True,
+             save_format: Optional[str] = None, **kwargs: Any) -> None:
+        """Writes the whole model (config, weights, compile arguments, optimizer state) to
+        a Keras HDF5 file; ``tf.keras.models.load_model`` reads it back.
+
+        Raises:
+          ValueError: a format other than HDF5, or other arguments.
+        """
+        if kwargs:
+            raise ValueError(f"save: unsupported arguments {sorted(kwargs)}")
+        if save_format not in (None, "h5", "hdf5") or (
+                save_format is None and not str(filepath).endswith((".h5", ".hdf5"))):
+            raise ValueError(f"save: only Keras HDF5 files are supported (a path ending in "
+                             f".h5, or save_format='h5'), got {filepath!r}")
+        H.save_model(self, str(filepath), overwrite=overwrite,
+                     include_optimizer=include_optimizer)
 
     def build(self, input_shape: Any) -> None:  # type: ignore[override]
         """Builds a subclassed model for inputs of ``input_shape`` (with batch dim)."""
