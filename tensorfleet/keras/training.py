@@ -22,7 +22,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import get_default_graph
 from tensorfleet.keras import backend as K
-from tensorfleet.keras import callbacks as cbks
+from tensorfleet.keras import fit_callbacks as cbks
 from tensorfleet.keras import losses as _losses
 from tensorfleet.keras import metrics as _metrics
 from tensorfleet.keras import hdf5_format as H
@@ -336,10 +336,14 @@ class Model(Network):
         """The loss (and metrics) averaged over the samples: a scalar, or a list in
         the order of ``metrics_names``."""
         self._check_compiled()
-        _unsupported(kwargs, sample_weight=sample_weight, steps=steps, callbacks=callbacks)
+        _unsupported(kwargs, sample_weight=sample_weight, steps=steps)
         xs = self._ready(x)
         start = time.time()
+        cl = cbks.CallbackList(list(callbacks or []))
+        cl.set_model(self)
+        cl.call("on_test_begin", None)
         out = self._test_loop(xs, self._targets(y), batch_size or 32)
+        cl.call("on_test_end", dict(zip(self.metrics_names, out)))
         if verbose:
             _report(xs[0].shape[0], start, dict(zip(self.metrics_names, out)))
         return out[0] if len(out) == 1 else out
