@@ -14,7 +14,6 @@ from tensorfleet.keras import backend_math as K
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops.math_ops_special import erf as _erf
-from tensorfleet.ops.nn_composite_ops import swish as _swish
 
 
 def softmax(x: Any, axis: int = -1) -> Tensor:
@@ -72,11 +71,6 @@ def exponential(x: Any) -> Tensor:
     return M.exp(convert_to_tensor(x))
 
 
-def swish(x: Any) -> Tensor:
-    """``x * sigmoid(x)`` (SiLU)."""
-    return _swish(convert_to_tensor(x))
-
-
 def gelu(x: Any, approximate: bool = False) -> Tensor:
     """Gaussian error linear unit: ``x * P(X <= x)`` for a standard normal ``X``
     (``0.5 * x * (1 + erf(x / sqrt(2)))``; its tanh approximation with ``approximate``)."""
@@ -88,15 +82,21 @@ def gelu(x: Any, approximate: bool = False) -> Tensor:
     return M.multiply(M.multiply(0.5, x), M.add(1.0, _erf(M.multiply(x, 0.7071067811865476))))
 
 
-def mish(x: Any) -> Tensor:
-    """``x * tanh(softplus(x))``."""
-    x = convert_to_tensor(x)
-    return M.multiply(x, M.tanh(N.softplus(x)))
-
-
 def linear(x: Any) -> Any:
     """The identity: ``x`` unchanged."""
     return x
+
+
+def swish(x: Any) -> Tensor:
+    """``x * sigmoid(x)`` (also called SiLU)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.sigmoid(x))
+
+
+def mish(x: Any) -> Tensor:
+    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.tanh(N.softplus(x)))
 
 
 _BY_NAME = {f.__name__: f for f in (softmax, relu, elu, selu, softplus, softsign, tanh,
@@ -128,4 +128,17 @@ def serialize(activation: Callable[[Any], Any]) -> str:
     return getattr(activation, "__name__", str(activation))
 
 
-__all__ = sorted(_BY_NAME) + ["get", "serialize"]
+def deserialize(name: str, custom_objects: Any = None) -> Callable[[Any], Any]:
+    """The activation ``serialize`` named (``custom_objects`` first).
+
+    Raises:
+      ValueError: an unknown name.
+    """
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if isinstance(name, dict):
+        raise ValueError(f"Unknown activation: {name!r} (activations are named by strings)")
+    return get(name)
+
+
+__all__ = sorted(_BY_NAME) + ["get", "serialize", "deserialize"]

@@ -18,8 +18,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import (Graph, Tensor, convert_to_tensor, get_default_graph,
-                                         reset_default_graph)
+from tensorfleet.framework.graph import (Graph, GraphKeys, Tensor, convert_to_tensor,
+                                         get_default_graph, reset_default_graph)
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.gradients.gradients_impl import gradients as _gradients
 from tensorfleet.ops import array_ops as A
@@ -29,6 +29,7 @@ from tensorfleet.ops import random_ops as R
 from tensorfleet.ops import state_ops as S
 from tensorfleet.ops import variables as V
 from tensorfleet.runtime.session import Session, get_default_session
+from tensorfleet.training import moving_averages as _ma
 from tensorfleet.keras.backend_math import *  # noqa: F401,F403  (K.mean, K.sum ...)
 from tensorfleet.keras.backend_nn import *  # noqa: F401,F403  (K.conv2d, K.rnn ...)
 from tensorfleet.keras.backend_tensor import *  # noqa: F401,F403  (K.batch_dot ...)
@@ -432,6 +433,19 @@ def update_add(x: Any, increment: Any) -> Tensor:
 def update_sub(x: Any, decrement: Any) -> Tensor:
     """Subtracts ``decrement`` from the variable ``x``."""
     return S.assign_sub(x, decrement)
+
+
+def moving_average_update(x: Any, value: Any, momentum: float) -> Tensor:
+    """``x = momentum * x + (1 - momentum) * value`` with TF 1.x zero-debiasing (its
+    helper variables initialized by ``get_session()`` like the other Keras ones)."""
+    g = x.op.graph
+    before = {id(v) for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)}
+    value = A.cast(convert_to_tensor(value), x.dtype.base_dtype)
+    out = _ma.assign_moving_average(x, value, momentum, zero_debias=True)
+    for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        if id(v) not in before:
+            track_variable(v)
+    return out
 
 
 def cast_to_floatx(x: Any) -> np.ndarray:

@@ -20,7 +20,6 @@ from tensorfleet.ops import nn_norm_ops as NN
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import sparse_ops as SP
 from tensorfleet.ops.scatter_ops import gather_nd as _gather_nd
-from tensorfleet.training import moving_averages as _ma
 
 _EPS = 1e-7
 
@@ -184,11 +183,6 @@ def normalize_batch_in_training(x: Any, gamma: Any, beta: Any, reduction_axes: S
     return normed, A.squeeze(mean, axes), A.squeeze(var, axes)
 
 
-def moving_average_update(x: Any, value: Any, momentum: float) -> Tensor:
-    """``x = momentum * x + (1 - momentum) * value`` (with TF 1.x zero-debiasing)."""
-    return _ma.assign_moving_average(x, value, momentum, zero_debias=True)
-
-
 def dropout(x: Any, level: float, noise_shape: Any = None, seed: Optional[int] = None) -> Tensor:
     """``x`` with a ``level`` fraction of entries zeroed and the rest scaled up."""
     return N.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
@@ -325,6 +319,6 @@ def rnn(step_function: Callable[..., Any], inputs: Any, initial_states: Sequence
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv2d_transpose", "depthwise_conv2d",
            "separable_conv2d", "pool2d", "pool3d", "bias_add", "local_conv1d", "local_conv2d",
-           "batch_normalization", "normalize_batch_in_training", "moving_average_update",
+           "batch_normalization", "normalize_batch_in_training",
            "dropout", "binary_focal_crossentropy", "categorical_focal_crossentropy",
            "ctc_label_dense_to_sparse", "ctc_batch_cost", "ctc_decode", "rnn"]

@@ -16,8 +16,6 @@ import inspect
 import threading
 from typing import Any, Callable, Dict, Optional
 
-from tensorfleet.keras import (activations, callbacks, initializers, layers, losses, metrics,
-                               models, optimizers, regularizers)
 
 _GLOBAL_CUSTOM_OBJECTS: Dict[str, Any] = {}
 _GLOBAL_CUSTOM_NAMES: Dict[Any, str] = {}
@@ -84,6 +82,8 @@ def register_keras_serializable(package: str = "Custom",
                              f"{_GLOBAL_CUSTOM_OBJECTS[registered]}")
         _GLOBAL_CUSTOM_OBJECTS[registered] = arg
         _GLOBAL_CUSTOM_NAMES[arg] = registered
+        # layer configs (tensorfleet.keras.layers.base.config_value) read the name here
+        arg._keras_registered_name = registered
         return arg
 
     return decorator
@@ -93,7 +93,7 @@ def get_registered_name(obj: Any) -> str:
     """The name ``obj`` is registered under, else its ``__name__``."""
     if obj in _GLOBAL_CUSTOM_NAMES:
         return _GLOBAL_CUSTOM_NAMES[obj]
-    return obj.__name__
+    return getattr(obj, "_keras_registered_name", None) or obj.__name__
 
 
 def get_registered_object(name: str, custom_objects: Optional[Dict[str, Any]] = None,
@@ -110,7 +110,10 @@ def get_registered_object(name: str, custom_objects: Optional[Dict[str, Any]] = 
 
 
 def _keras_namespaces() -> list:
-    # the namespaces whose classes and functions configs may name
+    # the namespaces whose classes and functions configs may name; imported here, not at
+    # the top, as the model and saving modules import this registry
+    from tensorfleet.keras import (activations, callbacks, initializers, layers, losses,
+                                   metrics, models, optimizers, regularizers)
     return [layers, initializers, regularizers, activations, losses, metrics, optimizers,
             callbacks, models]
 
@@ -269,3 +272,9 @@ def legacy_deserialize_keras_object(identifier: Any, module_objects: Any = None,
         return identifier
     raise ValueError(f"Could not interpret serialized {printable_module_name}: "
                      f"{identifier!r}")
+
+
+__all__ = ["CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+           "get_custom_objects", "get_registered_name", "get_registered_object",
+           "legacy_deserialize_keras_object", "legacy_serialize_keras_object",
+           "register_keras_serializable", "serialize_keras_object"]

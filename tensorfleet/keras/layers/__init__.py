@@ -23,6 +23,7 @@ from tensorfleet.keras.layers.preprocessing import (  # noqa: F401
 from tensorfleet.keras.layers.reshaping import *  # noqa: F401,F403
 from tensorfleet.keras.layers.rnn_cells import *  # noqa: F401,F403
 from tensorfleet.keras.layers import experimental  # noqa: F401
+from tensorfleet.keras.model_config import deserialize, serialize  # noqa: F401
 from tensorfleet.keras.layers.conv import (  # noqa: F401  (the short Keras aliases)
     AveragePooling1D as AvgPool1D, AveragePooling2D as AvgPool2D,
     Conv1D as Convolution1D, Conv2D as Convolution2D,

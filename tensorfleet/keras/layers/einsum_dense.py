@@ -93,6 +93,14 @@ class EinsumDense(Layer):
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
         """The einsum of ``inputs`` and ``kernel``, bias and activation."""
         y = L.einsum(self.equation, inputs, self.kernel)
+        in_spec, _, out_spec = self._specs
+        dims = inputs.shape.as_list() if inputs.shape.ndims is not None else None
+        if dims is not None:
+            lead = dims[:len(dims) - len(in_spec.replace("...", ""))] if "..." in in_spec \
+                else dims[:1]
+            if "..." in out_spec or "..." not in in_spec:
+                y.set_shape(lead + [int(d) if d is not None else None
+                                    for d in self.partial_output_shape])
         if self.bias is not None:
             y = M.add(y, self.bias)
         if self.activation is not None:

@@ -13,7 +13,6 @@ from tensorfleet.keras.layers.base import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import math_ops as M
-from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import random_ops as R
 
 
@@ -112,8 +111,12 @@ class _SpatialDropout(Layer):
             return inputs
         shp = A.shape(inputs)
         noise = A.stack([shp[0]] + [1] * self._rank + [shp[-1]])
-        return _in_training(training, lambda: N.dropout(inputs, rate=self.rate,
-                                                        noise_shape=noise), inputs)
+        keep = 1.0 - self.rate
+
+        def dropped() -> Tensor:
+            kept = M.floor(M.add(R.random_uniform(noise, dtype=inputs.dtype), keep))
+            return M.multiply(M.divide(inputs, keep), kept)
+        return _in_training(training, dropped, inputs)
 
 
 class SpatialDropout1D(_SpatialDropout):

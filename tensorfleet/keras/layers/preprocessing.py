@@ -16,7 +16,6 @@ from tensorfleet.keras.layers.base import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import categorical_ops as C
 from tensorfleet.ops import hash_ops as H
-from tensorfleet.ops import image_ops as I
 from tensorfleet.ops import math_ops as M
 
 
@@ -59,19 +58,36 @@ class Rescaling(PreprocessingLayer):
         return M.add(M.multiply(x, self.scale), self.offset)
 
 
-_RESIZE = {"bilinear": I.resize_bilinear, "nearest": I.resize_nearest_neighbor}
+def _half_pixel_axis(x: Tensor, axis: int, n_in: int, n_out: int, method: str) -> Tensor:
+    """``x`` resized along ``axis`` with half-pixel centres (TF 2's ``tf.image.resize``):
+    output ``i`` samples the input at ``(i + 0.5) * n_in / n_out - 0.5``."""
+    scale = n_in / n_out
+    centre = (np.arange(n_out) + 0.5) * scale
+    if method == "nearest":
+        idx = np.minimum(np.floor(centre), n_in - 1).astype(np.int32)
+        return A.gather(x, idx, axis=axis)
+    src = np.maximum(centre - 0.5, 0.0)
+    lo = np.minimum(np.floor(src), n_in - 1).astype(np.int32)
+    hi = np.minimum(lo + 1, n_in - 1).astype(np.int32)
+    frac = (src - lo).astype(np.float32)
+    shape = [1] * x.shape.ndims
+    shape[axis] = n_out
+    w = A.constant(frac.reshape(shape))
+    a, b = A.gather(x, lo, axis=axis), A.gather(x, hi, axis=axis)
+    return M.add(a, M.multiply(M.subtract(b, a), w))
 
 
 class Resizing(PreprocessingLayer):
-    """Resizes [batch, h, w, c] images to ``(height, width)`` (half-pixel centres, as
-    TF 2's ``tf.image.resize``); interpolation ``bilinear``, ``nearest`` or ``area``."""
+    """Resizes [batch, h, w, c] images (h and w known) to ``(height, width)`` with
+    half-pixel centres, as TF 2's ``tf.image.resize``; interpolation ``bilinear`` or
+    ``nearest``."""
 
     def __init__(self, height: int, width: int, interpolation: str = "bilinear",
                  crop_to_aspect_ratio: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
-        if interpolation not in ("bilinear", "nearest", "area"):
-            raise ValueError(f"Resizing: interpolation must be 'bilinear', 'nearest' or "
-                             f"'area', got {interpolation!r}")
+        if interpolation not in ("bilinear", "nearest"):
+            raise ValueError(f"Resizing: interpolation must be 'bilinear' or 'nearest', got "
+                             f"{interpolation!r}")
         if crop_to_aspect_ratio:
             raise ValueError("Resizing: crop_to_aspect_ratio=True is not supported")
         self.height, self.width, self.interpolation = int(height), int(width), interpolation
@@ -82,12 +98,13 @@ class Resizing(PreprocessingLayer):
         single = x.shape.ndims == 3
         if single:
             x = A.expand_dims(x, 0)
-        size = [self.height, self.width]
-        if self.interpolation == "area":
-            y = I.resize_area(x, size)
-        else:
-            y = _RESIZE[self.interpolation](x, size, half_pixel_centers=True)
-        y = A.cast(y, self.dtype)
+        h, w = x.shape.as_list()[1:3] if x.shape.ndims == 4 else (None, None)
+        if h is None or w is None:
+            raise ValueError(f"Resizing: inputs must be [batch,] h, w, c with h and w known, "
+                             f"got {inputs.shape}")
+        y = A.cast(x, self.dtype)
+        y = _half_pixel_axis(y, 1, h, self.height, self.interpolation)
+        y = _half_pixel_axis(y, 2, w, self.width, self.interpolation)
         return A.squeeze(y, [0]) if single else y
 
 
@@ -128,6 +145,7 @@ class Normalization(PreprocessingLayer):
         self._given = None if mean is None else (np.asarray(mean, np.float32),
                                                  np.asarray(variance, np.float32))
         self._adapted = mean is not None
+        self._count = 0
         self.mean: Any = None
         self.variance: Any = None
 
@@ -155,7 +173,8 @@ class Normalization(PreprocessingLayer):
         if self._given is not None and self.mean is not None:
             m, v = self._given
             K.batch_set_value([(self.mean, np.broadcast_to(m, self._shape)),
-                               (self.variance, np.broadcast_to(v, self._shape))])
+                               (self.variance, np.broadcast_to(v, self._shape)),
+                               (self.count, self._count)])
 
     def adapt(self, data: Any, batch_size: Optional[int] = None, steps: Optional[int] = None) -> None:
         """Sets ``mean`` and ``variance`` to those of ``data`` over the other axes."""
@@ -168,9 +187,9 @@ class Normalization(PreprocessingLayer):
         self._given = (arr.mean(axis=red).reshape(shape).astype(np.float32),
                        arr.var(axis=red).reshape(shape).astype(np.float32))
         self._adapted = True
+        self._count = int(np.prod([arr.shape[i] for i in red]))
         if self.mean is not None:
             self._pending_assign()
-            K.set_value(self.count, int(np.prod([arr.shape[i] for i in red])))
 
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
         """The normalized (or, with ``invert``, denormalized) ``inputs``."""
