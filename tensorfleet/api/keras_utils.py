@@ -5,9 +5,11 @@ custom-object registry with object serialization."""
 from tensorfleet.keras.batch_sequence import (GeneratorEnqueuer, OrderedEnqueuer, Sequence,
     SequenceEnqueuer)
 from tensorfleet.keras.layer_graph import get_source_inputs
+from tensorfleet.keras.object_config import (deserialize_keras_object,
+    serialize_keras_object)
 from tensorfleet.keras.object_registry import (CustomObjectScope, custom_object_scope,
-    deserialize_keras_object, get_custom_objects, get_registered_name,
-    get_registered_object, register_keras_serializable, serialize_keras_object)
+    get_custom_objects, get_registered_name, get_registered_object,
+    register_keras_serializable)
 from tensorfleet.keras.preprocessing.image_arrays import (array_to_img, img_to_array,
     load_img, save_img)
 from tensorfleet.keras.preprocessing.sequence import pad_sequences

@@ -5,7 +5,7 @@ from tensorfleet.keras.object_registry import (custom_object_scope, get_custom_o
                                                get_registered_name, get_registered_object,
                                                register_keras_serializable)
 # the {"class_name", "config"} form the model files of this namespace use
-from tensorfleet.keras.object_registry import (
+from tensorfleet.keras.object_config import (
     legacy_deserialize_keras_object as deserialize_keras_object,
     legacy_serialize_keras_object as serialize_keras_object)
 
