@@ -12,6 +12,24 @@ from typing import Any, Optional
 import numpy as np
 
 
+def _labels(y: Any, num_classes: Optional[int], fn: str) -> tuple:
+    """``y`` flattened to int64 (a trailing axis of size 1 dropped from the shape), the
+    shape to give the result, and ``num_classes`` (from the labels when None)."""
+    y = np.array(y, dtype="int64")
+    shape = y.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    y = y.ravel()
+    if y.size and y.min() < 0:
+        raise ValueError(f"{fn}: labels must be non-negative, got {y.min()}")
+    if num_classes is None:
+        num_classes = int(y.max()) + 1 if y.size else 0
+    elif y.size and y.max() >= num_classes:
+        raise ValueError(f"{fn}: label {y.max()} is out of range for "
+                         f"num_classes={num_classes}")
+    return y, shape, num_classes
+
+
 def to_categorical(y: Any, num_classes: Optional[int] = None,
                    dtype: str = "float32") -> np.ndarray:
     """One-hot rows for the integer class labels ``y``; a trailing axis of size 1 is
@@ -20,18 +38,7 @@ def to_categorical(y: Any, num_classes: Optional[int] = None,
     Raises:
       ValueError: negative labels, or labels not below ``num_classes``.
     """
-    y = np.array(y, dtype="int64")
-    shape = y.shape
-    if shape and shape[-1] == 1 and len(shape) > 1:
-        shape = shape[:-1]
-    y = y.ravel()
-    if y.size and y.min() < 0:
-        raise ValueError(f"to_categorical: labels must be non-negative, got {y.min()}")
-    if num_classes is None:
-        num_classes = int(y.max()) + 1 if y.size else 0
-    elif y.size and y.max() >= num_classes:
-        raise ValueError(f"to_categorical: label {y.max()} is out of range for "
-                         f"num_classes={num_classes}")
+    y, shape, num_classes = _labels(y, num_classes, "to_categorical")
     out = np.zeros((y.shape[0], num_classes), dtype=dtype)
     out[np.arange(y.shape[0]), y] = 1
     return out.reshape(shape + (num_classes,))
@@ -46,20 +53,10 @@ def to_ordinal(y: Any, num_classes: Optional[int] = None,
     Raises:
       ValueError: negative labels, or labels not below ``num_classes``.
     """
-    y = np.array(y, dtype="int64")
-    shape = y.shape
-    if shape and shape[-1] == 1 and len(shape) > 1:
-        shape = shape[:-1]
-    y = y.ravel()
-    if y.size and y.min() < 0:
-        raise ValueError(f"to_ordinal: labels must be non-negative, got {y.min()}")
-    if num_classes is None:
-        num_classes = int(y.max()) + 1 if y.size else 1
-    elif y.size and y.max() >= num_classes:
-        raise ValueError(f"to_ordinal: label {y.max()} is out of range for "
-                         f"num_classes={num_classes}")
-    out = (np.arange(num_classes - 1)[None, :] < y[:, None]).astype(dtype)
-    return out.reshape(shape + (num_classes - 1,))
+    y, shape, num_classes = _labels(y, num_classes, "to_ordinal")
+    width = max(num_classes - 1, 0)
+    out = (np.arange(width)[None, :] < y[:, None]).astype(dtype)
+    return out.reshape(shape + (width,))
 
 
 def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:

@@ -21,6 +21,8 @@ from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import random_ops as R
 
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 # name: (depths, projection dims) of the published models
 MODEL_CONFIGS = {"tiny": ((3, 3, 9, 3), (96, 192, 384, 768)),
@@ -30,11 +32,6 @@ MODEL_CONFIGS = {"tiny": ((3, 3, 9, 3), (96, 192, 384, 768)),
                  "xlarge": ((3, 3, 27, 3), (256, 512, 1024, 2048))}
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: ConvNeXt normalizes its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
 
 _MEAN = np.array([0.485, 0.456, 0.406], np.float32) * 255

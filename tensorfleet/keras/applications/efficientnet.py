@@ -5,7 +5,7 @@ a compound coefficient. The model rescales and normalizes its input itself."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +17,8 @@ from tensorfleet.keras.applications.pretrained_weights import WeightsFile
 from tensorfleet.keras.models import Model
 
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 _BASE_URL = "https://storage.googleapis.com/keras-applications/"
 _IMAGENET_STDDEV_RGB = (0.229, 0.224, 0.225)
@@ -32,11 +34,6 @@ DENSE_KERNEL_INITIALIZER = {"class_name": "VarianceScaling",
                                        "distribution": "uniform"}}
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: EfficientNet rescales and normalizes its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
 
 def _initializer(config: dict) -> Any:

@@ -6,9 +6,7 @@ normalizes) its input itself unless ``include_preprocessing=False``."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
-
-import numpy as np
+from typing import Any
 
 from tensorfleet.keras import initializers, layers
 from tensorfleet.keras.applications import builder_arguments as args
@@ -19,6 +17,8 @@ from tensorfleet.keras.applications.pretrained_weights import published
 from tensorfleet.keras.models import Model
 
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 # (kernel, repeats, filters in, filters out, expansion, squeeze-excite ratio, stride,
 #  fused) per stage
@@ -39,19 +39,9 @@ BLOCKS = {
           (3, 19, 192, 224, 6, 0.25, 1, False), (3, 25, 224, 384, 6, 0.25, 2, False),
           (3, 7, 384, 640, 6, 0.25, 1, False)),
 }
-_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
-_STD = np.array([0.229, 0.224, 0.225], np.float32)
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: EfficientNetV2 rescales its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
-
-def _imagenet_normalization(x: Any) -> Any:
-    return (x - _MEAN) / _STD
 
 
 def _init(config: dict) -> Any:
@@ -144,7 +134,7 @@ def EfficientNetV2(width_coefficient: float, depth_coefficient: float, default_s
         if model_name.split("-")[-1].startswith("b") and shape[-1] == 3:
             x = layers.Rescaling(scale=1.0 / 255)(x)
             # fixed statistics: constants, not weights (as Keras's Normalization given them)
-            x = layers.Lambda(_imagenet_normalization, name="normalization")(x)
+            x = layers.Lambda(imagenet_utils.normalize_imagenet_unit_range, name="normalization")(x)
         else:
             x = layers.Rescaling(scale=1.0 / 128.0, offset=-1)(x)
     conv_init = _init(CONV_KERNEL_INITIALIZER)

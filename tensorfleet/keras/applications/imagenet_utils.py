@@ -94,6 +94,24 @@ def preprocess_input(x: Any, data_format: Optional[str] = None, mode: str = "caf
     return M.subtract(x, mean) if symbolic else x - mean
 
 
+def preprocess_nothing(x: Any, data_format: Optional[str] = None) -> Any:
+    """The input unchanged, for the models that rescale and normalize their input
+    themselves (``preprocess_input`` of EfficientNet, ConvNeXt, RegNet ...).
+
+    Raises:
+      ValueError: an unknown ``data_format``.
+    """
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
+    return x
+
+
+def normalize_imagenet_unit_range(x: Any) -> Any:
+    """``x`` in [0, 1] normalized by the ImageNet channel means and deviations (fixed
+    constants, where Keras's models hold them in a Normalization layer without weights)."""
+    return (x - np.asarray(_TORCH_MEAN, np.float32)) / np.asarray(_TORCH_STD, np.float32)
+
+
 def _read_class_index() -> Dict[str, List[str]]:
     path = get_file(_CLASS_INDEX_FILE, CLASS_INDEX_URL, cache_subdir="models")
     with open(path, "rb") as f:

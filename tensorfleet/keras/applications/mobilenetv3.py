@@ -6,7 +6,7 @@ squeeze-and-excitation and hard-swish activations (ReLU and 3x3 kernels througho
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from tensorfleet.keras import layers
 from tensorfleet.keras.applications import builder_arguments as args
@@ -17,6 +17,8 @@ from tensorfleet.keras.models import Model
 
 logger = logging.getLogger(__name__)
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 # (expansion, filters, kernel ("k": 5 unless minimalistic), stride, squeeze-excite,
 #  hard-swish) per block
@@ -36,11 +38,6 @@ _SMALL = ((1, 16, 3, 2, True, False), (72.0 / 16, 24, 3, 2, False, False),
           (6, 96, "k", 1, True, True))
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: MobileNetV3 rescales its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
 
 def _relu(x: Any) -> Any:

@@ -5,7 +5,7 @@ unless ``include_preprocessing=False``."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from tensorfleet.keras import layers
 from tensorfleet.keras.applications import builder_arguments as args
@@ -14,6 +14,8 @@ from tensorfleet.keras.applications.pretrained_weights import published
 from tensorfleet.keras.models import Model
 
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 # name: (depths, widths, group width, block type) of the published models
 MODEL_CONFIGS = {
@@ -44,11 +46,6 @@ MODEL_CONFIGS = {
 }
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: RegNet rescales its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
 
 def _conv_bn(x: Any, filters: int, kernel: int, name: str, strides: int = 1,

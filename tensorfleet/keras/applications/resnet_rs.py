@@ -7,9 +7,7 @@ ImageNet weights exist for several training resolutions (``weights='imagenet-i16
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
-
-import numpy as np
+from typing import Any
 
 from tensorfleet.keras import initializers, layers
 from tensorfleet.keras.applications import builder_arguments as args
@@ -18,6 +16,8 @@ from tensorfleet.keras.applications.pretrained_weights import published
 from tensorfleet.keras.models import Model
 
 decode_predictions = imagenet_utils.decode_predictions
+# the model rescales (and normalizes) its input itself
+preprocess_input = imagenet_utils.preprocess_nothing
 
 # depth: the training resolutions of the published weights
 DEPTH_TO_WEIGHT_VARIANTS = {50: (160,), 101: (160, 192), 152: (192, 224, 256), 200: (256,),
@@ -26,19 +26,9 @@ DEPTH_TO_WEIGHT_VARIANTS = {50: (160,), 101: (160, 192), 152: (192, 224, 256), 2
 BLOCK_ARGS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3),
               200: (3, 24, 36, 3), 270: (4, 29, 53, 4), 350: (4, 36, 72, 4),
               420: (4, 44, 87, 4)}
-_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
-_STD = np.array([0.229, 0.224, 0.225], np.float32)
 
 
-def preprocess_input(x: Any, data_format: Optional[str] = None) -> Any:
-    """The input unchanged: ResNet-RS rescales and normalizes its input itself."""
-    if data_format not in (None, "channels_last", "channels_first"):
-        raise ValueError(f"preprocess_input: unknown data_format {data_format!r}")
-    return x
 
-
-def _imagenet_normalization(x: Any) -> Any:
-    return (x - _MEAN) / _STD
 
 
 def _conv(x: Any, filters: int, kernel_size: int, strides: int, name: str) -> Any:
@@ -140,7 +130,7 @@ def ResNetRS(depth: int, input_shape: Any = None, bn_momentum: float = 0.0,
         x = layers.Rescaling(scale=1.0 / 255)(x)
         if shape[-1] == 3:
             # fixed statistics: constants, not weights (as Keras's Normalization given them)
-            x = layers.Lambda(_imagenet_normalization, name="normalization")(x)
+            x = layers.Lambda(imagenet_utils.normalize_imagenet_unit_range, name="normalization")(x)
     for i, (filters, strides) in enumerate(((32, 2), (32, 1), (64, 1), (64, 2)), start=1):
         x = _conv(x, filters, 3, strides, f"stem_1_stem_conv_{i}")
         x = layers.Activation(activation, name=f"stem_1_stem_act_{i}")(

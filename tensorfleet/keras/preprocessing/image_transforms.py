@@ -5,7 +5,7 @@ numpy's global generator, as Keras's do."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 from PIL import ImageEnhance
