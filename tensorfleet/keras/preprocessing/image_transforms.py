@@ -9,7 +9,6 @@ from typing import Sequence
 
 import numpy as np
 from PIL import ImageEnhance
-from scipy import ndimage
 
 from tensorfleet.keras.preprocessing.image_arrays import array_to_img, img_to_array
 
@@ -56,6 +55,8 @@ def apply_affine_transform(x: np.ndarray, theta: float = 0, tx: float = 0, ty: f
         matrix = zoom if matrix is None else matrix @ zoom
     if matrix is None:
         return x
+    # loaded on first use, not with every `import tensorfleet` (it takes a noticeable time)
+    from scipy import ndimage
     h, w = x.shape[row_axis], x.shape[col_axis]
     matrix = transform_matrix_offset_center(matrix, h, w)
     x = np.rollaxis(x, channel_axis, 0)
