@@ -13,6 +13,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import backend_math as K
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
+from tensorfleet.ops.math_ops_special import erf as _erf
 
 
 def softmax(x: Any, axis: int = -1) -> Tensor:
@@ -70,13 +71,37 @@ def exponential(x: Any) -> Tensor:
     return M.exp(convert_to_tensor(x))
 
 
+def gelu(x: Any, approximate: bool = False) -> Tensor:
+    """Gaussian error linear unit: ``x * P(X <= x)`` for a standard normal ``X``
+    (``0.5 * x * (1 + erf(x / sqrt(2)))``; its tanh approximation with ``approximate``)."""
+    x = convert_to_tensor(x)
+    if approximate:
+        inner = M.multiply(0.7978845608028654,
+                           M.add(x, M.multiply(0.044715, M.multiply(x, M.square(x)))))
+        return M.multiply(M.multiply(0.5, x), M.add(1.0, M.tanh(inner)))
+    return M.multiply(M.multiply(0.5, x), M.add(1.0, _erf(M.multiply(x, 0.7071067811865476))))
+
+
 def linear(x: Any) -> Any:
     """The identity: ``x`` unchanged."""
     return x
 
 
+def swish(x: Any) -> Tensor:
+    """``x * sigmoid(x)`` (also called SiLU)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.sigmoid(x))
+
+
+def mish(x: Any) -> Tensor:
+    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    x = convert_to_tensor(x)
+    return M.multiply(x, M.tanh(N.softplus(x)))
+
+
 _BY_NAME = {f.__name__: f for f in (softmax, relu, elu, selu, softplus, softsign, tanh,
-                                    sigmoid, hard_sigmoid, exponential, linear)}
+                                    sigmoid, hard_sigmoid, exponential, linear, swish, gelu,
+                                    mish)}
 
 
 def get(identifier: Any) -> Callable[[Any], Any]:
@@ -103,4 +128,17 @@ def serialize(activation: Callable[[Any], Any]) -> str:
     return getattr(activation, "__name__", str(activation))
 
 
-__all__ = sorted(_BY_NAME) + ["get", "serialize"]
+def deserialize(name: str, custom_objects: Any = None) -> Callable[[Any], Any]:
+    """The activation ``serialize`` named (``custom_objects`` first).
+
+    Raises:
+      ValueError: an unknown name.
+    """
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if isinstance(name, dict):
+        raise ValueError(f"Unknown activation: {name!r} (activations are named by strings)")
+    return get(name)
+
+
+__all__ = sorted(_BY_NAME) + ["get", "serialize", "deserialize"]

@@ -10,21 +10,29 @@ variables to initialize) lives in one ``_GraphState`` per graph.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import weakref
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import (Graph, Tensor, convert_to_tensor, get_default_graph,
-                                         reset_default_graph)
+from tensorfleet.framework.graph import (Graph, GraphKeys, Tensor, convert_to_tensor,
+                                         get_default_graph, reset_default_graph)
 from tensorfleet.framework.tensor_shape import TensorShape
+from tensorfleet.gradients.gradients_impl import gradients as _gradients
 from tensorfleet.ops import array_ops as A
+from tensorfleet.ops import control_flow_ops as CF
+from tensorfleet.ops import math_ops as M
+from tensorfleet.ops import random_ops as R
 from tensorfleet.ops import state_ops as S
 from tensorfleet.ops import variables as V
 from tensorfleet.runtime.session import Session, get_default_session
+from tensorfleet.training import moving_averages as _ma
 from tensorfleet.keras.backend_math import *  # noqa: F401,F403  (K.mean, K.sum ...)
+from tensorfleet.keras.backend_nn import *  # noqa: F401,F403  (K.conv2d, K.rnn ...)
+from tensorfleet.keras.backend_tensor import *  # noqa: F401,F403  (K.batch_dot ...)
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +52,9 @@ class _GraphState:
         self.init_checks: Dict[int, Tensor] = {}
         self.assigns: Dict[int, Any] = {}
         self.checked: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
+
+
+_MANUAL_INIT = {"on": False}
 
 
 _STATES: "weakref.WeakKeyDictionary[Graph, _GraphState]" = weakref.WeakKeyDictionary()
@@ -197,7 +208,8 @@ def get_session() -> Any:
         sess = _SESSION["session"]
         if sess is None or sess.graph is not g or sess.closed:
             sess = _SESSION["session"] = Session(graph=g)
-    _initialize_variables(sess)
+    if not _MANUAL_INIT["on"]:
+        _initialize_variables(sess)
     return sess
 
 
@@ -341,3 +353,172 @@ def function(inputs: Sequence[Tensor], outputs: Any, updates: Any = None,
         raise ValueError(f"function: unsupported arguments {sorted(kwargs)}")
     return Function(inputs, outputs, updates=updates, name=name)
 
+
+
+def manual_variable_initialization(value: bool) -> None:
+    """With ``True``, ``get_session()`` stops initializing the Keras variables (the
+    program runs the initializers itself)."""
+    _MANUAL_INIT["on"] = bool(value)
+
+
+# -- learning-phase control ----------------------------------------------------------------
+
+@contextlib.contextmanager
+def learning_phase_scope(value: int) -> Iterator[None]:
+    """Fixes the learning phase to ``value`` (0 or 1) inside the block, then restores it."""
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    st = _state()
+    before, st.fixed_phase = st.fixed_phase, int(value)
+    try:
+        yield
+    finally:
+        st.fixed_phase = before
+
+
+def switch(condition: Any, then_expression: Any, else_expression: Any) -> Tensor:
+    """``then_expression`` where ``condition`` holds, else ``else_expression``: a scalar
+    condition picks a branch (callables are called in their branch), a tensor condition
+    selects elementwise."""
+    if isinstance(condition, (bool, int, np.bool_)):
+        chosen = then_expression if condition else else_expression
+        return chosen() if callable(chosen) else convert_to_tensor(chosen)
+    cond = convert_to_tensor(condition)
+    if cond.dtype != _dtypes.bool:
+        cond = A.cast(cond, _dtypes.bool)
+    if cond.shape.ndims == 0:
+        then_fn = then_expression if callable(then_expression) else (lambda: then_expression)
+        else_fn = else_expression if callable(else_expression) else (lambda: else_expression)
+        return CF.cond(cond, then_fn, else_fn)
+    then_t = convert_to_tensor(then_expression() if callable(then_expression)
+                               else then_expression)
+    else_t = convert_to_tensor(else_expression() if callable(else_expression)
+                               else else_expression)
+    if cond.shape.ndims is not None and then_t.shape.ndims is not None and \
+            cond.shape.ndims < then_t.shape.ndims:
+        for _ in range(then_t.shape.ndims - cond.shape.ndims):
+            cond = A.expand_dims(cond, -1)
+        cond = M.logical_and(cond, A.ones_like(then_t, dtype=_dtypes.bool))
+    return A.where(cond, then_t, else_t)
+
+
+def in_train_phase(x: Any, alt: Any, training: Any = None) -> Any:
+    """``x`` in the training phase, ``alt`` otherwise (``training`` defaults to the
+    learning phase); either may be a callable."""
+    if training is None:
+        training = learning_phase()
+    if isinstance(training, (bool, int)):
+        chosen = x if training else alt
+        return chosen() if callable(chosen) else chosen
+    return switch(training, x, alt)
+
+
+def in_test_phase(x: Any, alt: Any, training: Any = None) -> Any:
+    """``x`` in the test phase, ``alt`` while training."""
+    return in_train_phase(alt, x, training=training)
+
+
+# -- variables and updates -----------------------------------------------------------------
+
+def update(x: Any, new_x: Any) -> Tensor:
+    """Assigns ``new_x`` to the variable ``x``."""
+    return S.assign(x, new_x)
+
+
+def update_add(x: Any, increment: Any) -> Tensor:
+    """Adds ``increment`` to the variable ``x``."""
+    return S.assign_add(x, increment)
+
+
+def update_sub(x: Any, decrement: Any) -> Tensor:
+    """Subtracts ``decrement`` from the variable ``x``."""
+    return S.assign_sub(x, decrement)
+
+
+def moving_average_update(x: Any, value: Any, momentum: float) -> Tensor:
+    """``x = momentum * x + (1 - momentum) * value`` with TF 1.x zero-debiasing (its
+    helper variables initialized by ``get_session()`` like the other Keras ones)."""
+    g = x.op.graph
+    before = {id(v) for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)}
+    value = A.cast(convert_to_tensor(value), x.dtype.base_dtype)
+    out = _ma.assign_moving_average(x, value, momentum, zero_debias=True)
+    for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        if id(v) not in before:
+            track_variable(v)
+    return out
+
+
+def cast_to_floatx(x: Any) -> np.ndarray:
+    """``x`` as a numpy array of the Keras float type."""
+    return np.asarray(x, dtype=floatx())
+
+
+def eye(size: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    """An identity-matrix variable (``size`` an int or a (rows, columns) pair)."""
+    rows, cols = (size, size) if np.isscalar(size) else tuple(size)
+    return variable(np.eye(int(rows), int(cols)), dtype=dtype, name=name)
+
+
+def random_uniform(shape: Any, minval: float = 0.0, maxval: float = 1.0, dtype: Any = None,
+                   seed: Optional[int] = None) -> Tensor:
+    """Uniform samples in [minval, maxval)."""
+    return R.random_uniform(shape, minval=minval, maxval=maxval, dtype=_dtype(dtype), seed=seed)
+
+
+def random_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None,
+                  seed: Optional[int] = None) -> Tensor:
+    """Normal samples."""
+    return R.random_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+
+
+def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None,
+                     seed: Optional[int] = None) -> Tensor:
+    """Normal samples redrawn beyond two standard deviations."""
+    return R.truncated_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+
+
+def random_bernoulli(shape: Any, p: float = 0.0, dtype: Any = None,
+                     seed: Optional[int] = None) -> Tensor:
+    """1 with probability ``p``, else 0."""
+    dt = _dtype(dtype)
+    u = R.random_uniform(shape, dtype=dt, seed=seed)
+    return A.cast(M.less(u, p), dt)
+
+
+random_binomial = random_bernoulli
+
+
+def random_uniform_variable(shape: Any, low: float, high: float, dtype: Any = None,
+                            name: Optional[str] = None, seed: Optional[int] = None) -> Any:
+    """A variable of uniform samples in [low, high)."""
+    rng = np.random.RandomState(seed)
+    return variable(rng.uniform(low, high, size=tuple(shape)), dtype=dtype, name=name)
+
+
+def random_normal_variable(shape: Any, mean: float, scale: float, dtype: Any = None,
+                           name: Optional[str] = None, seed: Optional[int] = None) -> Any:
+    """A variable of normal samples of mean ``mean`` and standard deviation ``scale``."""
+    rng = np.random.RandomState(seed)
+    return variable(rng.normal(mean, scale, size=tuple(shape)), dtype=dtype, name=name)
+
+
+# -- graph helpers -------------------------------------------------------------------------
+
+def backend() -> str:
+    """The name of the backend: ``'tensorflow'``."""
+    return "tensorflow"
+
+
+def name_scope(name: str) -> Any:
+    """A name scope of the default graph (a context manager)."""
+    return get_default_graph().name_scope(name)
+
+
+def gradients(loss: Any, variables: Any) -> List[Any]:
+    """Gradients of ``loss`` with respect to ``variables``."""
+    return _gradients(loss, variables, colocate_gradients_with_ops=True)
+
+
+def print_tensor(x: Any, message: str = "", summarize: int = 3) -> Tensor:
+    """``x``, logging its value (after ``message``) each time it is computed."""
+    return CF.Print(x, [x], message=message, summarize=summarize)

@@ -59,6 +59,7 @@ _FUNCTIONS = {
 
 zeros, ones, constant = init_ops.Zeros, init_ops.Ones, init_ops.Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+normal, uniform = RandomNormal, RandomUniform
 Zeros, Ones, Constant = init_ops.Zeros, init_ops.Ones, init_ops.Constant
 VarianceScaling, Orthogonal = init_ops.VarianceScaling, init_ops.Orthogonal
 Identity = init_ops.Identity
@@ -97,4 +98,20 @@ def serialize(initializer: Any) -> dict:
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
 
 
-__all__ = sorted(_CLASSES) + sorted(_FUNCTIONS) + ["get", "serialize", "Initializer"]
+def deserialize(config: Any, custom_objects: Any = None) -> Any:
+    """The initializer a ``serialize`` result (or a name) describes; ``custom_objects``
+    maps further class names to classes.
+
+    Raises:
+      ValueError: an unknown class name.
+    """
+    custom = custom_objects or {}
+    if isinstance(config, dict) and config.get("class_name") in custom:
+        return custom[config["class_name"]](**config.get("config", {}))
+    if isinstance(config, str) and config in custom:
+        return custom[config]()
+    return get(config)
+
+
+__all__ = sorted(_CLASSES) + sorted(_FUNCTIONS) + ["get", "serialize", "deserialize",
+                                                   "Initializer"]

@@ -1,4 +1,5 @@
-"""``tf.keras.metrics``: per-sample metric functions ``fn(y_true, y_pred)``.
+"""``tf.keras.metrics``: per-sample metric functions ``fn(y_true, y_pred)`` and the
+stateful metric objects (``Mean``, ``AUC``, ``Precision`` ...).
 
 ``compile(metrics=['accuracy'])`` picks binary, categorical or sparse
 categorical accuracy from the loss and the output shape, as TF 1.x Keras does,
@@ -7,57 +8,34 @@ and reports it as ``acc``. The loss functions are metrics too (``'mse'``...).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict, Optional
 
-from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import losses as _losses
+from tensorfleet.keras.accuracy import (binary_accuracy, categorical_accuracy,
+                                        sparse_categorical_accuracy,
+                                        sparse_top_k_categorical_accuracy,
+                                        top_k_categorical_accuracy)
 from tensorfleet.keras.losses import (  # noqa: F401  (the losses are metrics too)
-    MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy, hinge, kld,
-    kullback_leibler_divergence, mae, mape, mean_absolute_error,
-    mean_absolute_percentage_error, mean_squared_error, mean_squared_logarithmic_error, mse,
-    msle, poisson, sparse_categorical_crossentropy, squared_hinge)
-from tensorfleet.ops import array_ops as A
-from tensorfleet.ops import math_ops as M
-from tensorfleet.ops import nn_ops as N
-
-
-def _float(x: Tensor) -> Tensor:
-    return A.cast(x, _dtypes.float32)
-
-
-def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Tensor:
-    """Mean over the last axis of ``(y_pred > threshold) == y_true``."""
-    y_pred = convert_to_tensor(y_pred)
-    y_true = A.cast(convert_to_tensor(y_true), y_pred.dtype)
-    hit = M.equal(y_true, A.cast(M.greater(y_pred, threshold), y_pred.dtype))
-    return M.reduce_mean(_float(hit), axis=-1)
-
-
-def categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
-    """1 where the arg-max of ``y_pred`` is the arg-max of one-hot ``y_true``."""
-    return _float(M.equal(M.argmax(y_true, axis=-1), M.argmax(y_pred, axis=-1)))
-
-
-def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Tensor:
-    """1 where the arg-max of ``y_pred`` is the integer label ``y_true``."""
-    y_pred = convert_to_tensor(y_pred)
-    y_true = convert_to_tensor(y_true)
-    labels = A.reshape(y_true, [-1]) if y_true.shape.ndims != 1 else y_true
-    pred = A.reshape(M.argmax(y_pred, axis=-1), [-1])
-    return _float(M.equal(A.cast(labels, pred.dtype), pred))
-
-
-def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
-    """1 where the true class (one-hot) is among the ``k`` highest predictions."""
-    return _float(N.in_top_k(y_pred, M.argmax(y_true, axis=-1), k))
-
-
-def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Tensor:
-    """1 where the integer label is among the ``k`` highest predictions."""
-    labels = A.cast(A.reshape(convert_to_tensor(y_true), [-1]), _dtypes.int32)
-    return _float(N.in_top_k(y_pred, labels, k))
-
+    KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, binary_focal_crossentropy,
+    categorical_crossentropy, categorical_focal_crossentropy, categorical_hinge, cosine,
+    cosine_proximity, hinge, huber, kl_divergence, kld, kullback_leibler_divergence,
+    log_cosh, logcosh, mae, mape, mean_absolute_error, mean_absolute_percentage_error,
+    mean_squared_error, mean_squared_logarithmic_error, mse, msle, poisson,
+    sparse_categorical_crossentropy, squared_hinge)
+from tensorfleet.keras.metric_objects import Mean, MeanMetricWrapper, MeanTensor, Metric, Sum
+from tensorfleet.keras.metric_wrappers import (  # noqa: F401
+    Accuracy, BinaryAccuracy, BinaryCrossentropy, CategoricalAccuracy,
+    CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
+    LogCoshError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanRelativeError,
+    MeanSquaredError, MeanSquaredLogarithmicError, Poisson, RootMeanSquaredError,
+    SparseCategoricalAccuracy, SparseCategoricalCrossentropy, SparseTopKCategoricalAccuracy,
+    SquaredHinge, TopKCategoricalAccuracy)
+from tensorfleet.keras.metrics_confusion import (  # noqa: F401
+    AUC, FalseNegatives, FalsePositives, Precision, PrecisionAtRecall, Recall,
+    RecallAtPrecision, SensitivityAtSpecificity, SpecificityAtSensitivity, TrueNegatives,
+    TruePositives)
+from tensorfleet.keras.metrics_scores import (  # noqa: F401
+    BinaryIoU, F1Score, FBetaScore, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU, R2Score)
 
 accuracy = categorical_accuracy
 acc = categorical_accuracy
@@ -70,12 +48,57 @@ _BY_NAME = {
 }
 
 
+_CLASSES = ["Metric", "Sum", "Mean", "MeanTensor", "MeanMetricWrapper", "Accuracy",
+            "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy",
+            "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge",
+            "KLDivergence", "LogCoshError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+            "MeanRelativeError", "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
+            "RootMeanSquaredError", "SparseCategoricalAccuracy", "SparseCategoricalCrossentropy",
+            "SparseTopKCategoricalAccuracy", "SquaredHinge", "TopKCategoricalAccuracy", "AUC",
+            "FalseNegatives", "FalsePositives", "Precision", "PrecisionAtRecall", "Recall",
+            "RecallAtPrecision", "SensitivityAtSpecificity", "SpecificityAtSensitivity",
+            "TrueNegatives", "TruePositives", "BinaryIoU", "F1Score", "FBetaScore", "IoU",
+            "MeanIoU", "OneHotIoU", "OneHotMeanIoU", "R2Score"]
+
+
+def serialize(metric: Any) -> Any:
+    """A metric function's name, or a metric object's ``{"class_name", "config"}``."""
+    if isinstance(metric, Metric):
+        return {"class_name": type(metric).__name__, "config": metric.get_config()}
+    name = getattr(metric, "__name__", None)
+    if name in _BY_NAME:
+        return name
+    return _losses.serialize(metric)
+
+
+def deserialize(config: Any, custom_objects: Optional[Dict[str, Any]] = None) -> Any:
+    """The metric a ``serialize`` result names (``custom_objects`` first).
+
+    Raises:
+      ValueError: an unknown name or class.
+    """
+    custom = custom_objects or {}
+    if isinstance(config, dict):
+        cls_name = config.get("class_name")
+        cls = custom.get(cls_name) or (globals().get(cls_name) if cls_name in _CLASSES
+                                       else None)
+        if cls is None:
+            raise ValueError(f"Unknown metric class: {cls_name!r}")
+        return cls.from_config(dict(config.get("config") or {}))
+    if config in custom:
+        return custom[config]
+    return get(config)
+
+
 def get(identifier: Any) -> Any:
-    """The metric function named ``identifier`` (metrics and losses), or a callable.
+    """The metric function named ``identifier`` (metrics and losses), a metric object
+    from its config dict, or a callable as it is.
 
     Raises:
       ValueError: an unknown name.
     """
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str) and identifier in _BY_NAME:
         return _BY_NAME[identifier]
     return _losses.get(identifier)
@@ -94,7 +117,11 @@ def accuracy_for(loss_fn: Any, output_shape: Any) -> Any:
     return categorical_accuracy
 
 
-__all__ = sorted(_BY_NAME) + ["accuracy", "acc", "get", "binary_crossentropy",
-                              "categorical_crossentropy", "sparse_categorical_crossentropy",
-                              "mean_squared_error", "mean_absolute_error", "mse", "mae",
-                              "mape", "msle", "hinge", "squared_hinge", "poisson", "kld"]
+__all__ = sorted(_BY_NAME) + _CLASSES + [
+    "accuracy", "acc", "get", "serialize", "deserialize", "binary_crossentropy",
+    "categorical_crossentropy", "sparse_categorical_crossentropy", "mean_squared_error",
+    "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+    "mse", "mae", "mape", "msle", "MSE", "MAE", "MAPE", "MSLE", "KLD", "hinge",
+    "squared_hinge", "categorical_hinge", "poisson", "kld", "kl_divergence",
+    "kullback_leibler_divergence", "log_cosh", "logcosh", "cosine", "cosine_proximity",
+    "huber", "binary_focal_crossentropy", "categorical_focal_crossentropy"]

@@ -9,13 +9,15 @@ its nodes on them, reusing every layer's weights.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.keras import backend as K
-from tensorfleet.keras.layers.base import InputLayer, Layer, Node, to_list, unpack
+from tensorfleet.keras.layers.base import (InputLayer, Layer, Node, config_value, to_list,
+                                          unpack)
 
 logger = logging.getLogger(__name__)
 
@@ -243,6 +245,52 @@ class Network(Layer):
         if self.outputs is None:
             raise AttributeError(f"Model {self.name!r} has no outputs yet (it is not built)")
         return unpack(self.outputs)
+
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self) -> Dict[str, Any]:
+        """A graph network's config in Keras's form: each layer's config with the calls
+        that feed it (``inbound_nodes``: ``[layer name, node index, tensor index, {}]``),
+        and the model's input and output layers.
+
+        Raises:
+          ValueError: a subclassed model (its ``call`` is Python code, not a config), or a
+            call argument that is not a plain value.
+        """
+        if self._graph_nodes is None or self.inputs is None:
+            raise ValueError(f"Model {self.name!r}: only graph networks (Model(inputs, "
+                             f"outputs)) and Sequential models have a config")
+        own = {id(n) for n in self._graph_nodes}
+        index: Dict[tuple, int] = {}
+        for layer in self.layers:
+            mine = [n for n in layer._inbound_nodes if id(n) in own]
+            for i, n in enumerate(layer._inbound_nodes):
+                if id(n) in own:
+                    index[(id(layer), i)] = mine.index(n)
+
+        def ref(t: Tensor) -> list:
+            layer, ni, ti = t._keras_history
+            return [layer.name, index[(id(layer), ni)], ti]
+        layers = []
+        for layer in self.layers:
+            nodes = []
+            for n in layer._inbound_nodes:
+                if id(n) not in own or isinstance(layer, InputLayer):
+                    continue
+                kwargs = config_value(dict(n.arguments), f"{layer.name} call arguments")
+                if n.args:
+                    raise ValueError(f"{layer.name}: positional call arguments cannot be "
+                                     f"written to a config")
+                nodes.append([ref(t) + [kwargs] for t in n.input_tensors])
+            layers.append({"class_name": type(layer).__name__, "name": layer.name,
+                           "config": layer.get_config(), "inbound_nodes": nodes})
+        return {"name": self.name, "layers": layers,
+                "input_layers": [ref(t) for t in self.inputs],
+                "output_layers": [ref(t) for t in self.outputs or []]}
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The model's class and config as a JSON string (``model_from_json`` reads it)."""
+        return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
+                           "keras_version": "2.15.0", "backend": "tensorflow"}, **kwargs)
 
     # -- summary ---------------------------------------------------------------------------
     def summary(self, line_length: Optional[int] = None,

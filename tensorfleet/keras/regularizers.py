@@ -46,6 +46,34 @@ class L1L2(Regularizer):
         return {"l1": self.l1, "l2": self.l2}
 
 
+class L1(L1L2):
+    """``l1 * sum(|x|)``."""
+
+    def __init__(self, l1: float = 0.01, **kwargs: Any):  # noqa: F811
+        l1 = kwargs.pop("l", l1)
+        if kwargs:
+            raise ValueError(f"L1: unsupported arguments {sorted(kwargs)}")
+        super().__init__(l1=l1)
+
+    def get_config(self) -> Dict[str, Any]:
+        """``{'l1': ...}``."""
+        return {"l1": self.l1}
+
+
+class L2(L1L2):
+    """``l2 * sum(x ** 2)``."""
+
+    def __init__(self, l2: float = 0.01, **kwargs: Any):  # noqa: F811
+        l2 = kwargs.pop("l", l2)
+        if kwargs:
+            raise ValueError(f"L2: unsupported arguments {sorted(kwargs)}")
+        super().__init__(l2=l2)
+
+    def get_config(self) -> Dict[str, Any]:
+        """``{'l2': ...}``."""
+        return {"l2": self.l2}
+
+
 def l1(l: float = 0.01) -> L1L2:  # noqa: E741  (the Keras argument name)
     """An L1 penalty ``l * sum(|x|)``."""
     return L1L2(l1=l)
@@ -74,9 +102,33 @@ def get(identifier: Any) -> Any:
         if named is None:
             raise ValueError(f"Unknown regularizer: {identifier!r}")
         return named()
-    if isinstance(identifier, dict) and identifier.get("class_name") == "L1L2":
-        return L1L2(**identifier.get("config", {}))
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
 
 
-__all__ = ["Regularizer", "L1L2", "l1", "l2", "l1_l2", "get"]
+_CLASSES = {"L1L2": L1L2, "L1": L1, "L2": L2}
+
+
+def serialize(regularizer: Any) -> Dict[str, Any]:
+    """``{"class_name": ..., "config": ...}`` of a regularizer (``deserialize`` reads it)."""
+    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+
+
+def deserialize(config: Dict[str, Any], custom_objects: Any = None) -> Any:
+    """The regularizer a ``serialize`` result describes (``custom_objects`` first).
+
+    Raises:
+      ValueError: an unknown class name.
+    """
+    if isinstance(config, str):
+        return get(config)
+    name = config.get("class_name")
+    cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
+    if cls is None:
+        raise ValueError(f"Unknown regularizer: {name!r}")
+    return cls(**config.get("config", {}))
+
+
+__all__ = ["Regularizer", "L1L2", "L1", "L2", "l1", "l2", "l1_l2", "get", "serialize",
+           "deserialize"]

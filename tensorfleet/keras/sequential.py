@@ -137,7 +137,15 @@ class Sequential(Model):
         return Layer.__call__(self, inputs, *args, **kwargs)
 
     def get_config(self) -> dict:
-        """The model's name and its layers' configs."""
-        return {"name": self.name, "layers": [layer.get_config() for layer in self._stack]}
+        """The model's name and its layers as ``{"class_name", "config"}`` (the input
+        layer first when the model has one of its own)."""
+        layers = [{"class_name": type(layer).__name__, "config": layer.get_config()}
+                  for layer in self._stack]
+        first = self._stack[0] if self._stack else None
+        if self._input_layer is not None and (first is None or
+                                              first._batch_input_shape is None):
+            layers.insert(0, {"class_name": "InputLayer",
+                              "config": self._input_layer.get_config()})
+        return {"name": self.name, "layers": layers}
 
 

@@ -22,9 +22,10 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import get_default_graph
 from tensorfleet.keras import backend as K
-from tensorfleet.keras import callbacks as cbks
+from tensorfleet.keras import fit_callbacks as cbks
 from tensorfleet.keras import losses as _losses
 from tensorfleet.keras import metrics as _metrics
+from tensorfleet.keras import hdf5_format as H
 from tensorfleet.keras import optimizers as _optimizers
 from tensorfleet.keras import training_data as D
 from tensorfleet.keras.layers.base import Input, to_list, unpack
@@ -123,6 +124,7 @@ class Model(Network):
                 self.targets.append(A.placeholder(out.dtype, shape=shape,
                                                   name=name + "_target"))
         per_output, metric_tensors, metric_names = [], [], []
+        self._stateful_metrics: List[Any] = []
         with g.name_scope("loss"):
             for i, (out, fn) in enumerate(zip(outs, loss_fns)):
                 if fn is None:
@@ -141,7 +143,15 @@ class Model(Network):
         with g.name_scope("metrics"):
             for i, (out, name) in enumerate(zip(outs, names)):
                 for m in to_list(metric_lists[i] or []):
-                    if m in ("accuracy", "acc"):
+                    if isinstance(m, _metrics.MeanMetricWrapper):
+                        fn, short = m.per_sample, m.name
+                    elif isinstance(m, _metrics.Metric):
+                        # A stateful metric: its value after the last batch is the result.
+                        self._stateful_metrics.append((len(metric_tensors), m))
+                        metric_tensors.append(m(self.targets[i], out))
+                        metric_names.append(m.name if len(outs) == 1 else f"{name}_{m.name}")
+                        continue
+                    elif isinstance(m, str) and m in ("accuracy", "acc"):
                         fn, short = _metrics.accuracy_for(loss_fns[i], out.shape), "acc"
                     else:
                         fn = _metrics.get(m)
@@ -269,6 +279,7 @@ class Model(Network):
         for epoch in range(initial_epoch, epochs):
             cl.call("on_epoch_begin", epoch, {})
             sums, seen = np.zeros(len(names)), 0
+            self._reset_stateful_metrics()
             for b, idx in enumerate(D.batches(n, batch_size, shuffle)):
                 logs: Dict[str, Any] = {"batch": b, "size": len(idx)}
                 cl.call("on_batch_begin", b, logs)
@@ -280,7 +291,9 @@ class Model(Network):
                 seen += len(idx)
                 if self.stop_training:
                     break
-            epoch_logs = {k: float(v) for k, v in zip(names, sums / max(seen, 1))}
+            means = sums / max(seen, 1)
+            self._last_stateful(means, outs if seen else None, 0)
+            epoch_logs = {k: float(v) for k, v in zip(names, means)}
             if val is not None and (epoch + 1) % validation_freq == 0:
                 for k, v in zip(names, self._test_loop(val[0], val[1], batch_size)):
                     epoch_logs["val_" + k] = v
@@ -296,10 +309,26 @@ class Model(Network):
         sess = K.get_session()
         fetches = self._eval_fetches()
         sums = np.zeros(len(fetches))
+        self._reset_stateful_metrics()
+        outs = None
         for idx in D.batches(n, batch_size):
             outs = sess.run(fetches, self._feed(xs, ys, idx, False))
             sums += np.asarray(outs, dtype=np.float64) * len(idx)
-        return [float(v) for v in sums / max(n, 1)]
+        means = sums / max(n, 1)
+        self._last_stateful(means, outs, 0)
+        return [float(v) for v in means]
+
+    def _reset_stateful_metrics(self) -> None:
+        for _, m in getattr(self, "_stateful_metrics", []):
+            m.reset_state()
+
+    def _last_stateful(self, means: np.ndarray, last: Any, offset: int) -> None:
+        """Puts each stateful metric's value after the last batch in ``means``."""
+        if last is None:
+            return
+        base = 1 + len(self._output_losses)
+        for j, _ in getattr(self, "_stateful_metrics", []):
+            means[base + j] = float(np.asarray(last[offset + base + j]))
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
                  verbose: int = 1, sample_weight: Any = None, steps: Any = None,
@@ -307,10 +336,14 @@ class Model(Network):
         """The loss (and metrics) averaged over the samples: a scalar, or a list in
         the order of ``metrics_names``."""
         self._check_compiled()
-        _unsupported(kwargs, sample_weight=sample_weight, steps=steps, callbacks=callbacks)
+        _unsupported(kwargs, sample_weight=sample_weight, steps=steps)
         xs = self._ready(x)
         start = time.time()
+        cl = cbks.CallbackList(list(callbacks or []))
+        cl.set_model(self)
+        cl.call("on_test_begin", None)
         out = self._test_loop(xs, self._targets(y), batch_size or 32)
+        cl.call("on_test_end", dict(zip(self.metrics_names, out)))
         if verbose:
             _report(xs[0].shape[0], start, dict(zip(self.metrics_names, out)))
         return out[0] if len(out) == 1 else out
@@ -341,6 +374,8 @@ class Model(Network):
         ys = self._targets(y)
         n = D.check_lengths(xs + ys)
         fetches = self._make_train_function()
+        if reset_metrics:
+            self._reset_stateful_metrics()
         outs = K.get_session().run(fetches + self._eval_fetches(),
                                    self._feed(xs, ys, slice(0, n), True))[len(fetches):]
         outs = [float(v) for v in outs]
@@ -354,6 +389,8 @@ class Model(Network):
         xs = self._ready(x)
         ys = self._targets(y)
         n = D.check_lengths(xs + ys)
+        if reset_metrics:
+            self._reset_stateful_metrics()
         outs = K.get_session().run(self._eval_fetches(), self._feed(xs, ys, slice(0, n),
                                                                     False))
         outs = [float(v) for v in outs]
@@ -397,35 +434,61 @@ class Model(Network):
 
     def save_weights(self, filepath: str, overwrite: bool = True,
                      save_format: Optional[str] = None) -> None:
-        """Writes the weights to a tensorfleet checkpoint with prefix ``filepath``.
+        """Writes the weights: a Keras HDF5 weights file for a path ending in
+        ``.h5``/``.hdf5`` (or ``save_format='h5'``), else a tensorfleet checkpoint with
+        prefix ``filepath``.
 
         Raises:
-          ValueError: an HDF5 path or format (not supported).
+          ValueError: an unknown format, or a model without weights yet.
         """
-        if save_format not in (None, "tf") or str(filepath).endswith((".h5", ".hdf5",
-                                                                       ".keras")):
-            raise ValueError("save_weights: HDF5 weight files are not supported; give a "
-                             "checkpoint prefix such as 'ckpt/weights'")
         if not self.built:
             raise ValueError("save_weights: the model has no weights yet (not built)")
+        if save_format in ("h5", "hdf5") or (save_format is None and
+                                             str(filepath).endswith((".h5", ".hdf5"))):
+            H.save_weights(self, str(filepath), overwrite=overwrite)
+            return
+        if save_format not in (None, "tf"):
+            raise ValueError(f"save_weights: unknown save_format {save_format!r}")
         if not overwrite and os.path.exists(str(filepath) + ".index"):
             raise ValueError(f"save_weights: {filepath} exists and overwrite=False")
         self._get_saver().save(K.get_session(), str(filepath), write_meta_graph=False)
 
-    def load_weights(self, filepath: str, by_name: bool = False) -> None:
-        """Reads weights saved by ``save_weights`` into this model (matched by position).
+    def load_weights(self, filepath: str, by_name: bool = False,
+                     skip_mismatch: bool = False) -> None:
+        """Reads weights saved by ``save_weights`` (or Keras) into this model: HDF5 files
+        layer by layer in order, or by layer name with ``by_name``; checkpoints by
+        position.
 
         Raises:
-          ValueError: ``by_name=True`` or an HDF5 path (not supported).
+          ValueError: ``by_name``/``skip_mismatch`` with a checkpoint, or weights that do
+            not fit.
         """
-        if by_name:
-            raise ValueError("load_weights: by_name=True is not supported")
-        if str(filepath).endswith((".h5", ".hdf5", ".keras")):
-            raise ValueError("load_weights: HDF5 weight files are not supported")
         if not self.built:
             raise ValueError("load_weights: build the model (call it or fit it) before "
                              "loading weights")
+        if str(filepath).endswith((".h5", ".hdf5")):
+            H.load_weights(self, str(filepath), by_name=by_name, skip_mismatch=skip_mismatch)
+            return
+        if by_name or skip_mismatch:
+            raise ValueError("load_weights: by_name and skip_mismatch need an HDF5 file")
         self._get_saver().restore(K.get_session(), str(filepath))
+
+    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True,
+             save_format: Optional[str] = None, **kwargs: Any) -> None:
+        """Writes the whole model (config, weights, compile arguments, optimizer state) to
+        a Keras HDF5 file; ``tf.keras.models.load_model`` reads it back.
+
+        Raises:
+          ValueError: a format other than HDF5, or other arguments.
+        """
+        if kwargs:
+            raise ValueError(f"save: unsupported arguments {sorted(kwargs)}")
+        if save_format not in (None, "h5", "hdf5") or (
+                save_format is None and not str(filepath).endswith((".h5", ".hdf5"))):
+            raise ValueError(f"save: only Keras HDF5 files are supported (a path ending in "
+                             f".h5, or save_format='h5'), got {filepath!r}")
+        H.save_model(self, str(filepath), overwrite=overwrite,
+                     include_optimizer=include_optimizer)
 
     def build(self, input_shape: Any) -> None:  # type: ignore[override]
         """Builds a subclassed model for inputs of ``input_shape`` (with batch dim)."""

@@ -24,10 +24,14 @@ from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.keras import backend as K
 from tensorfleet.keras import initializers as _inits
+from tensorfleet.keras.layers.input_spec import assert_input_compatibility
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops.variables import Variable
 
 logger = logging.getLogger(__name__)
+
+# Whether layers cast floating inputs to their own dtype (enable_v2_dtype_behavior).
+_V2_DTYPE = {"on": False}
 
 
 def to_list(x: Any) -> List[Any]:
@@ -198,7 +202,12 @@ class Layer(_tfl.Layer):
         flat = to_list(inputs)
         tensors = [x if isinstance(x, Tensor) or hasattr(x, "_ref") else convert_to_tensor(x)
                    for x in flat]
+        node_inputs: Any = tensors if isinstance(inputs, (list, tuple)) else tensors[0]
+        if _V2_DTYPE["on"] and self.dtype is not None and self.dtype.is_floating:
+            tensors = [A.cast(t, self.dtype) if t.dtype.is_floating and t.dtype != self.dtype
+                       else t for t in tensors]
         call_inputs: Any = tensors if isinstance(inputs, (list, tuple)) else tensors[0]
+        assert_input_compatibility(getattr(self, "input_spec", None), call_inputs, self.name)
         if self._wants_training() and kwargs.get("training") is None:
             phase = K.learning_phase()
             kwargs["training"] = bool(phase) if isinstance(phase, int) else phase
@@ -215,8 +224,8 @@ class Layer(_tfl.Layer):
             outputs = self.call(call_inputs, *args, **kwargs)
         # tf.layers activity regularizers report through the graph collection.
         self._keras_losses.extend(g.get_collection(GraphKeys.REGULARIZATION_LOSSES)[before:])
-        if all(K.is_keras_tensor(t) for t in tensors):
-            self._add_node(call_inputs, outputs, kwargs, args)
+        if all(K.is_keras_tensor(t) for t in to_list(node_inputs)):
+            self._add_node(node_inputs, outputs, kwargs, args)
         return outputs
 
     def apply(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -262,13 +271,86 @@ class Layer(_tfl.Layer):
         """The static output shape(s) as tuples, from the first call."""
         return _shapes(self.output)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Layer":
+        # The constructor arguments, kept for get_config (a layer's config is what it was
+        # made with).
+        obj = super().__new__(cls)
+        obj.__dict__["_ctor_args"] = (args, dict(kwargs))
+        return obj
+
     def get_config(self) -> Dict[str, Any]:
-        """The layer's name, trainability and dtype."""
+        """The layer's constructor arguments as JSON-ready values (Keras objects as
+        ``{"class_name", "config"}``, activations by name), with its name, trainability,
+        dtype and batch input shape.
+
+        Raises:
+          ValueError: an argument that has no such form (a Python function given to
+            ``Lambda``, for instance).
+        """
         cfg: Dict[str, Any] = {"name": self.name, "trainable": self.trainable,
                                "dtype": self.dtype.name if self.dtype else None}
         if self._batch_input_shape is not None:
-            cfg["batch_input_shape"] = self._batch_input_shape
+            cfg["batch_input_shape"] = list(self._batch_input_shape)
+        args, kwargs = self.__dict__.get("_ctor_args", ((), {}))
+        try:
+            bound = inspect.signature(type(self).__init__).bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise ValueError(f"{type(self).__name__}.get_config: {e}") from None
+        params = inspect.signature(type(self).__init__).parameters
+        for key, value in list(bound.arguments.items())[1:]:
+            kind = params[key].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                if value:
+                    raise ValueError(f"{type(self).__name__}.get_config: positional "
+                                     f"arguments beyond the named ones cannot be kept")
+                continue
+            items = value.items() if kind == inspect.Parameter.VAR_KEYWORD else [(key, value)]
+            for k, v in items:
+                if k in _NOT_CONFIG:
+                    continue
+                cfg[k] = config_value(v, f"{type(self).__name__}.{k}")
         return cfg
+
+    @classmethod
+    def from_config(cls, config: Dict[str, Any]) -> "Layer":
+        """The layer made from ``get_config()``'s dict (nested Keras objects already
+        deserialized)."""
+        return cls(**config)
+
+
+# Constructor arguments get_config leaves out: the ones it writes itself or that give
+# the layer its input and initial weights.
+_NOT_CONFIG = {"name", "trainable", "dtype", "input_shape", "input_dim", "batch_size",
+               "batch_input_shape", "weights"}
+
+
+def config_value(v: Any, where: str) -> Any:
+    """``v`` in a JSON-ready form for a config: numbers, strings, lists and dicts as they
+    are, Keras objects as ``{"class_name", "config"}``, named functions by name.
+
+    Raises:
+      ValueError: a value with no such form.
+    """
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [config_value(x, where) for x in v]
+    if isinstance(v, dict):
+        return {str(k): config_value(x, where) for k, x in v.items()}
+    if hasattr(v, "as_datatype_enum") and hasattr(v, "name"):
+        return v.name  # a dtype
+    if hasattr(v, "get_config") and not inspect.isfunction(v):
+        name = getattr(type(v), "_keras_registered_name", None) or type(v).__name__
+        return {"class_name": name, "config": v.get_config()}
+    if inspect.isfunction(v) and v.__name__ != "<lambda>" and \
+            getattr(v, "_keras_serializable", True):
+        return getattr(v, "_keras_registered_name", None) or v.__name__
+    raise ValueError(f"{where}: {v!r} cannot be written to a config (no class name or "
+                     f"function name to rebuild it from)")
 
 
 def _shapes(x: Any) -> Any:
@@ -309,6 +391,11 @@ class InputLayer(Layer):
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         """The input itself."""
         return inputs
+
+    def get_config(self) -> Dict[str, Any]:
+        """The input's batch shape, dtype and name."""
+        return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype.name,
+                "sparse": False, "name": self.name}
 
 
 def Input(shape: Any = None, batch_size: Optional[int] = None,  # noqa: N802  (Keras name)
@@ -364,4 +451,5 @@ class WrappingLayer(Layer):
     variables = weights
 
 
-__all__ = ["Layer", "WrappingLayer", "Node", "InputLayer", "Input", "to_list", "unpack"]
+__all__ = ["Layer", "WrappingLayer", "Node", "InputLayer", "Input", "to_list", "unpack",
+           "config_value"]

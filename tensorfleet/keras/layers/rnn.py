@@ -21,7 +21,9 @@ from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.backend_math import concatenate
+from tensorfleet.keras.backend_nn import rnn as _backend_rnn
 from tensorfleet.keras.layers.base import Layer, WrappingLayer, to_list
+from tensorfleet.keras.layers.rnn_cells import StackedRNNCells
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
@@ -227,7 +229,7 @@ class RNN(WrappingLayer):
         if time_major:
             raise ValueError(f"{type(self).__name__}: time_major=True is not supported")
         if isinstance(cell, (list, tuple)):
-            raise ValueError("RNN: a list of cells (stacked cells) is not supported")
+            cell = StackedRNNCells(cell)
         self.cell = cell
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
@@ -285,14 +287,29 @@ class RNN(WrappingLayer):
                                  f"initial states, got {len(initial)}")
         else:
             x, initial = inputs, None
+        mask = getattr(x, "_keras_mask", None)
+        if mask is not None:
+            return self._finish(*self._masked_steps(x, mask, initial))
         if self.go_backwards:
             x = reverse(x, [1])
         outputs, states = dynamic_rnn(_StepAdapter(self.cell), x, initial_state=initial,
                                       dtype=x.dtype)
-        if self.return_sequences:
-            out = outputs
-        else:
-            out = outputs[:, -1]
+        return self._finish(outputs[:, -1], outputs, list(states))
+
+    def _masked_steps(self, x: Tensor, mask: Tensor, initial: Any) -> tuple:
+        """The steps run with the mask of a ``Masking`` layer: masked steps keep the
+        states and repeat the previous output."""
+        if initial is None:
+            batch = A.shape(x)[0]
+            initial = [A.zeros(A.stack([batch, int(s)]), dtype=x.dtype)
+                       for s in to_list(self.cell.state_size)]
+        last, outputs, states = _backend_rnn(lambda xt, st: self.cell.call(xt, st), x,
+                                             list(initial), go_backwards=self.go_backwards,
+                                             mask=mask)
+        return last, outputs, states
+
+    def _finish(self, last: Tensor, outputs: Tensor, states: List[Tensor]) -> Any:
+        out = outputs if self.return_sequences else last
         act = getattr(self, "activity_regularizer", None)
         if act is not None:
             self._keras_losses.append(act(out))
