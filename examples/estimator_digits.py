@@ -155,9 +155,9 @@ def main():
     if metrics is None:
         logger.info("%s finished", role)
         return
-    logger.info("%s final metrics: %s", role, metrics)
     for path in exports or []:
         logger.info("%s exported the model to %s", role, os.fsdecode(path))
+    logger.info("%s final metrics: %s", role, metrics)
     if args.results_file:
         tmp = args.results_file + ".tmp"
         with open(tmp, "w") as f:

@@ -16,7 +16,7 @@ same values, the ones TensorFlow's own ``safe_embedding_lookup_sparse`` and
   the distinct ids (``Unique``);
 * ``SparseLookupCombine`` (and each column of ``SparseLookupCombineMany``, then
   ``ConcatV2`` or ``AddN``): ``SparseSegment{Sum,Mean,SqrtN}WithNumSegments``,
-  rows that had no id zeroed by ``SelectV2``.
+  rows that had no id zeroed by ``Select``.
 
 Nodes are plain data (``serialization.node_to_plain``); every new node carries its
 output signature, which the writer reads to set TensorFlow's type attrs.
@@ -141,14 +141,9 @@ def _combine(e: _Emitter, rows: str, idx: str, segments: str, empty: str, combin
                       [(rdt, out_shape)], name=None if zero_empty else name)
     if not zero_empty:
         return combined + ":0"
-    if rshape is None:
-        raise ValueError(f"node {e.fused['name']} ({e.fused['op']}): rows of unknown rank "
-                         f"have no TensorFlow form here")
-    mask_shape = np.array([-1] + [1] * (len(rshape) - 1), dtype=np.int32)
-    mask = e.node("Reshape", [empty, e.const("mask_shape", mask_shape)],
-                  [("bool", [-1] + [1] * (len(rshape) - 1))])
+    # Select takes a vector condition over the first dimension.
     zeros = e.node("ZerosLike", [combined + ":0"], [(rdt, out_shape)])
-    out = e.node("SelectV2", [mask + ":0", zeros + ":0", combined + ":0"], [(rdt, out_shape)],
+    out = e.node("Select", [empty, zeros + ":0", combined + ":0"], [(rdt, out_shape)],
                  name=name)
     return out + ":0"
 

@@ -27,9 +27,9 @@ from tensorfleet import errors
 from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph, Tensor, get_default_graph
 from tensorfleet.compat import renamed_ops
-from tensorfleet.ops import (array_ops, array_transform_ops, categorical_ops, control_flow_ops,
-                             hash_ops, math_ops, nn_conv_variant_ops, nn_norm_ops, nn_ops,
-                             parsing_ops, scatter_ops, sparse_ops)
+from tensorfleet.ops import (array_ops, categorical_ops, control_flow_ops, hash_ops, math_ops,
+                             nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops, scatter_ops,
+                             sparse_ops)
 from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ class _Constructors:
 
 
 _TF = _Constructors(array_ops, math_ops, control_flow_ops, parsing_ops, categorical_ops,
-                    hash_ops, renamed_ops, sparse_ops, scatter_ops, array_transform_ops)
+                    hash_ops, renamed_ops, sparse_ops, scatter_ops)
 _TF.nn = _Constructors(nn_ops, nn_conv_variant_ops, nn_norm_ops)
 
 
@@ -334,10 +334,8 @@ _register(["ArgMax"], lambda n: _tf().argmax(n.inputs[0], int(n.const(1)),
                                              output_type=n.attrs.get("output_type",
                                                                      _dtypes.int64),
                                              name=n.name))
-_register(["Select"], lambda n: _tf().where(n.inputs[0], n.inputs[1], n.inputs[2],
-                                           name=n.name))
-_register(["SelectV2"], lambda n: _tf().where_v2(n.inputs[0], n.inputs[1], n.inputs[2],
-                                                 name=n.name))
+_register(["Select", "SelectV2"], lambda n: _tf().where(n.inputs[0], n.inputs[1], n.inputs[2],
+                                                        name=n.name))
 _register(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm)
 def _parse_example(n: _Node) -> Any:
     tf = _tf()
