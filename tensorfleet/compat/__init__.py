@@ -1,5 +1,5 @@
 """``tf.compat``: bytes/text conversions and the TF 1.15 switches; ``tf.compat.v1`` is
-tensorfleet itself (set when tensorfleet loads its public names, and found here before)."""
+tensorfleet itself (set by ``tensorfleet/__init__.py``)."""
 
 from tensorfleet.compat.text import (  # noqa: F401
     as_bytes, as_str, as_str_any, as_text, bytes_or_text_types, complex_types, integral_types,
@@ -8,11 +8,3 @@ from tensorfleet.compat.behavior import (  # noqa: F401
     disable_eager_execution, disable_resource_variables, disable_v2_behavior,
     disable_v2_tensorshape, enable_eager_execution, enable_v2_behavior, executing_eagerly,
     resource_variables_enabled)
-
-
-def __getattr__(name: str):
-    # tf.compat.v1 asked for before tensorfleet loaded its public names.
-    if name == "v1":
-        import sys
-        return sys.modules["tensorfleet"]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

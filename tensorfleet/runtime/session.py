@@ -39,14 +39,6 @@ def register_session_factory(prefix: str, factory: Callable[..., Any],
         rt.session_resetters[prefix] = reset
 
 
-def _session_factory(target: str) -> Any:
-    """The backend factory registered for ``target``'s scheme, or None (the ``grpc://``
-    backend registers itself when ``tensorfleet.distributed.remote`` is imported, as the
-    first use of a public ``tensorfleet`` name does)."""
-    return next((f for p, f in process.current().session_factories.items()
-                 if target.startswith(p)), None)
-
-
 class LocalBackend:
     """Runs steps in this process, with its own resource manager and plan cache.
 
@@ -241,7 +233,8 @@ class BaseSession:
         if not self._target:
             self._backend: Any = LocalBackend(self._graph, config)
         else:
-            factory = _session_factory(self._target)
+            factory = next((f for p, f in process.current().session_factories.items()
+                            if self._target.startswith(p)), None)
             if factory is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"No session factory registered for the given session target "

@@ -17,7 +17,6 @@ import numpy as np
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
 from tensorfleet.kernels.registry import DEAD, KernelContext, register_kernel
-from tensorfleet.kernels.registry import plan_builder as registry_plan_builder
 
 logger = logging.getLogger(__name__)
 
@@ -33,11 +32,10 @@ def set_plan_builder(fn: PlanBuilder) -> None:
     _builder[0] = fn
 
 
-def plan_builder() -> PlanBuilder:
-    """How to compile a sub-graph into a plan: the one set here, else the runtime's
-    (``registry.plan_builder``); used by other kernels that run functions, such as
-    ``tf.data`` map stages."""
-    return _builder[0] or registry_plan_builder()
+def plan_builder() -> Optional[PlanBuilder]:
+    """How to compile a sub-graph into a plan (None until the runtime is imported);
+    used by other kernels that run functions, such as ``tf.data`` map stages."""
+    return _builder[0]
 
 
 class _SubPlan:
@@ -45,7 +43,10 @@ class _SubPlan:
 
     def __init__(self, ctx: KernelContext, which: str, input_names: List[str],
                  fetch_names: List[str]):
-        build = plan_builder()
+        build = _builder[0]
+        if build is None:
+            raise errors.InternalError(ctx.op_name, None,
+                                       "no plan builder: import tensorfleet.runtime")
         sub = ctx.attrs.get(which)
         if not isinstance(sub, SubGraph):
             raise errors.InvalidArgumentError(
