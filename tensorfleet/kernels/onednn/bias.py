@@ -14,8 +14,9 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from tensorfleet.kernels.onednn import library as dnnl
+from tensorfleet.kernels.onednn import batch_split
 from tensorfleet.kernels.onednn import plan as plans
+from tensorfleet.kernels.onednn import library as dnnl
 from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
 from tensorfleet.kernels.registry import KernelContext, register_backend_kernel
 
@@ -50,12 +51,17 @@ def _build(x_shape: Tuple[int, ...], b_shape: Tuple[int, ...]):
 
 def _run(x: np.ndarray, b: np.ndarray, x_shape: Tuple[int, ...],
          b_shape: Tuple[int, ...]) -> Optional[np.ndarray]:
-    plan, n = plans.cached(("BiasAdd", x_shape, b_shape, "float32"), _build(x_shape, b_shape))
-    if plan is None:
-        return None
+    """``x + b`` with ``x`` seen as ``x_shape``, sliced over its first axis."""
     y = np.empty(x.shape, np.float32)
-    plan.run(n, x=np.ascontiguousarray(x), b=np.ascontiguousarray(b), y=y)
-    return y
+    fx, fy = np.ascontiguousarray(x).reshape(x_shape), y.reshape(x_shape)
+    b = np.ascontiguousarray(b)
+    row = x.size // x_shape[0]
+    if batch_split.run_kernel(("BiasAdd", x_shape, b_shape, "float32"),
+                              lambda k: _build((k,) + x_shape[1:], b_shape), x_shape[0],
+                              lambda i, lo, hi: dict(x=fx[lo:hi], b=b, y=fy[lo:hi]),
+                              -(-MIN_SIZE // row)):
+        return y
+    return None
 
 
 def _last_axis(x: Any, b: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorfleet.kernels.onednn import batch_split
 from tensorfleet.kernels.onednn import library as dnnl
 from tensorfleet.kernels.onednn import plan as plans
 from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
@@ -73,10 +74,10 @@ def _large(*arrays: Any) -> bool:
 def relu(ctx: KernelContext, x: Any) -> np.ndarray:
     """``Relu`` through oneDNN for large float32 arrays."""
     if _large(x):
-        plan, n = plans.cached(("Relu", x.size, "float32"), _build_forward(x.size))
-        if plan is not None:
-            y = np.empty(x.shape, np.float32)
-            plan.run(n, x=np.ascontiguousarray(x), y=y)
+        y = np.empty(x.shape, np.float32)
+        fx, fy = np.ascontiguousarray(x).reshape(-1), y.reshape(-1)
+        if batch_split.run_kernel(("Relu", x.size, "float32"), _build_forward, x.size,
+                                  lambda i, a, b: dict(x=fx[a:b], y=fy[a:b]), MIN_SIZE):
             return y
     return reference("Relu")(ctx, x)
 
@@ -85,10 +86,12 @@ def relu(ctx: KernelContext, x: Any) -> np.ndarray:
 def relu_grad(ctx: KernelContext, dy: Any, y: Any) -> np.ndarray:
     """``ReluGrad`` (the gradient ``dy`` where ``y`` > 0, else 0) through oneDNN."""
     if _large(dy, y):
-        plan, n = plans.cached(("ReluGrad", y.size, "float32"), _build_backward(y.size))
-        if plan is not None:
-            dx = np.empty(y.shape, np.float32)
-            plan.run(n, y=np.ascontiguousarray(y), dy=np.ascontiguousarray(dy), dx=dx)
+        dx = np.empty(y.shape, np.float32)
+        fy, fdy = np.ascontiguousarray(y).reshape(-1), np.ascontiguousarray(dy).reshape(-1)
+        fdx = dx.reshape(-1)
+        if batch_split.run_kernel(("ReluGrad", y.size, "float32"), _build_backward, y.size,
+                                  lambda i, a, b: dict(y=fy[a:b], dy=fdy[a:b], dx=fdx[a:b]),
+                                  MIN_SIZE):
             return dx
     return reference("ReluGrad")(ctx, dy, y)
 

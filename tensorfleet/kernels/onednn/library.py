@@ -216,6 +216,17 @@ class Library:
         self._omp_set = _openmp_setter()
         self._threads = threading.local()
 
+    def thread_stream(self) -> ctypes.c_void_p:
+        """A stream of the calling thread's own, for plans run outside ``lock`` (a CPU
+        stream is not to be shared by threads executing at the same time)."""
+        stream = getattr(self._threads, "stream", None)
+        if stream is None:
+            stream = ctypes.c_void_p()
+            self.call("dnnl_stream_create", ctypes.byref(stream), self.engine,
+                      STREAM_DEFAULT_FLAGS)
+            self._threads.stream = stream
+        return stream
+
     def call(self, name: str, *args: Any) -> None:
         """Calls a status-returning function, raising ``OneDNNError`` on failure."""
         status = getattr(self.dll, name)(*args)
@@ -351,9 +362,10 @@ class Primitive:
         """The descriptor the primitive chose for one of its arguments (owned by it)."""
         return self.lib.dll.dnnl_primitive_desc_query_md(self.pd, query, 0)
 
-    def execute(self, args: Sequence[Tuple[int, Memory]]) -> None:
+    def execute(self, args: Sequence[Tuple[int, Memory]], stream: Any = None) -> None:
         arr = (ExecArg * len(args))(*[ExecArg(a, m.handle) for a, m in args])
-        self.lib.call("dnnl_primitive_execute", self.handle, self.lib.stream, len(args), arr)
+        self.lib.call("dnnl_primitive_execute", self.handle,
+                      self.lib.stream if stream is None else stream, len(args), arr)
 
     def __del__(self) -> None:
         if self.handle:

@@ -16,6 +16,8 @@ import os
 from typing import Optional
 
 _limit: Optional[int] = None
+# The most threads a kernel split over its batch may use (see ``batch_split``).
+_workers: Optional[int] = None
 
 
 def set_limit(n: int) -> None:
@@ -26,14 +28,36 @@ def set_limit(n: int) -> None:
     _limit = n
 
 
-def limit() -> int:
-    """The thread limit in force: the one set, or the cores this process may run on."""
-    if _limit is not None:
-        return _limit
+def set_workers(n: int) -> None:
+    """Lets kernels split over their batch use up to ``n`` threads (``n`` >= 1): the
+    process's share of the cores, which the contention policy does not lower (a late
+    thread delays only the slice it holds)."""
+    global _workers
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"oneDNN worker count must be a positive int, got {n!r}")
+    _workers = n
+
+
+def workers() -> int:
+    """Threads for a kernel split over its batch: the count set, or the cores this
+    process may run on."""
+    if _workers is not None:
+        return _workers
+    return _cores()
+
+
+def _cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["set_limit", "limit"]
+def limit() -> int:
+    """The thread limit in force: the one set, or the cores this process may run on."""
+    if _limit is not None:
+        return _limit
+    return _cores()
+
+
+__all__ = ["set_limit", "limit", "set_workers", "workers"]
