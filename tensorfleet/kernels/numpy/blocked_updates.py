@@ -1,5 +1,5 @@
-"""Dense optimizer updates of large variables, a cache-sized block at a time, on as many
-threads as the process's BLAS and oneDNN limit.
+"""Dense optimizer updates of large variables, a cache-sized block at a time, on the
+process's share of the cores.
 
 A whole-array numpy update passes over the variable's memory once per arithmetic step
 (Adam's takes about ten passes over the variable, its two slots and the gradient), on
@@ -10,8 +10,9 @@ threads take blocks from one counter, so a thread that the operating system keep
 a core holds up at most the block it is working on (a fixed split would make the step
 wait for the whole of its share).
 
-The thread count is ``tensorfleet.kernels.onednn.threads.limit()``, the limit the
-contention policy of ``tensorfleet.runtime.threads`` sets for BLAS and oneDNN.
+The thread count is ``tensorfleet.kernels.onednn.threads.workers()``, as for the
+oneDNN kernels split over their batch: the process's share of the cores, not lowered by
+the contention policy, since a late thread holds up one block only.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _helpers() -> ThreadPoolExecutor:
 def run(update: Update, size: int, dtype: np.dtype) -> None:
     """Runs ``update`` over every block of ``size`` elements, on up to the thread limit."""
     blocks = -(-size // BLOCK)
-    n = max(1, min(threads.limit(), blocks))
+    n = max(1, min(threads.workers(), blocks))
     pool = _helpers() if n > 1 else None
     if pool is not None:
         n = min(n, 1 + pool._max_workers)  # noqa: SLF001 - the pool's own size
