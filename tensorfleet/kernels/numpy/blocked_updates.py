@@ -18,10 +18,7 @@ the contention policy, since a late thread holds up one block only.
 from __future__ import annotations
 
 import itertools
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, List, Optional
+from typing import Callable, List
 
 import numpy as np
 
@@ -32,8 +29,6 @@ BLOCK = 1 << 16
 # Smallest variable worth the blocked path (smaller ones keep the whole-array updates).
 MIN_SIZE = 1 << 18
 
-_pool: Optional[ThreadPoolExecutor] = None
-_pool_lock = threading.Lock()
 
 # An update of the elements [start, stop) of flat arrays, with two scratch blocks.
 Update = Callable[[int, int, np.ndarray, np.ndarray], None]
@@ -48,27 +43,11 @@ def applies(var: np.ndarray, *others: np.ndarray) -> bool:
                and a.shape == var.shape for a in (var,) + others)
 
 
-def _helpers() -> ThreadPoolExecutor:
-    """The helper threads: one fewer than the cores this process may run on."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            try:
-                cores = len(os.sched_getaffinity(0))
-            except (AttributeError, OSError):
-                cores = os.cpu_count() or 1
-            _pool = ThreadPoolExecutor(max_workers=max(1, cores - 1),
-                                       thread_name_prefix="update")
-        return _pool
-
-
 def run(update: Update, size: int, dtype: np.dtype) -> None:
     """Runs ``update`` over every block of ``size`` elements, on up to the thread limit."""
     blocks = -(-size // BLOCK)
     n = max(1, min(threads.workers(), blocks))
-    pool = _helpers() if n > 1 else None
-    if pool is not None:
-        n = min(n, 1 + pool._max_workers)  # noqa: SLF001 - the pool's own size
+    n = min(n, 1 + threads.helper_count())
     counter = itertools.count()
 
     def work() -> None:
@@ -83,8 +62,8 @@ def run(update: Update, size: int, dtype: np.dtype) -> None:
             update(start, stop, a[:stop - start], b[:stop - start])
 
     futures: List = []
-    if pool is not None and n > 1:
-        futures = [pool.submit(work) for _ in range(n - 1)]
+    if n > 1:
+        futures = [threads.helpers().submit(work) for _ in range(n - 1)]
     work()
     for f in futures:
         f.result()

@@ -19,10 +19,7 @@ ConfigProto, the environment or a server's share of its host).
 from __future__ import annotations
 
 import itertools
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Dict, Hashable, List, Optional, Tuple
+from typing import Callable, Dict, Hashable, List, Tuple
 
 import numpy as np
 
@@ -32,27 +29,11 @@ from tensorfleet.kernels.onednn import threads
 # Slices per thread: enough that a late thread's slice is a small part of the call.
 SLICES_PER_THREAD = 4
 
-_pool: Optional[ThreadPoolExecutor] = None
-_pool_lock = threading.Lock()
 
 # (batch size) -> the build function of a plan for that batch size.
 BuildFor = Callable[[int], Callable]
 # (slice index, start, stop) -> the arrays of that slice, by the plan's names.
 Bind = Callable[[int, int, int], Dict[str, np.ndarray]]
-
-
-def _helpers() -> ThreadPoolExecutor:
-    """The helper threads: one fewer than the cores this process may run on."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            try:
-                cores = len(os.sched_getaffinity(0))
-            except (AttributeError, OSError):
-                cores = os.cpu_count() or 1
-            _pool = ThreadPoolExecutor(max_workers=max(1, cores - 1),
-                                       thread_name_prefix="onednn")
-        return _pool
 
 
 def layout(batch: int, least: int = 1) -> Tuple[int, int]:
@@ -86,9 +67,7 @@ def run(key: Hashable, build_for: BuildFor, batch: int, bind: Bind, least: int =
     first call for the key (one set per slice size: the last slice may be shorter)."""
     count, size = layout(batch, least)
     workers = min(threads.workers(), count)
-    pool = _helpers() if workers > 1 else None
-    if pool is not None:
-        workers = min(workers, 1 + pool._max_workers)  # noqa: SLF001 - the pool's size
+    workers = min(workers, 1 + threads.helper_count())
     sizes = {size, batch - (count - 1) * size}
     counter = itertools.count()
     failed: List[bool] = []
@@ -109,7 +88,7 @@ def run(key: Hashable, build_for: BuildFor, batch: int, bind: Bind, least: int =
             stop = min(start + size, batch)
             own[stop - start].run_alone(**bind(i, start, stop))
 
-    futures = [pool.submit(work) for _ in range(1, workers)] if pool is not None else []
+    futures = [threads.helpers().submit(work) for _ in range(1, workers)]
     try:
         work()
     finally:

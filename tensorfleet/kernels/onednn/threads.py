@@ -13,11 +13,15 @@ other, so the OpenMP team and BLAS's threads never run at the same moment.
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 _limit: Optional[int] = None
 # The most threads a kernel split over its batch may use (see ``batch_split``).
 _workers: Optional[int] = None
+_pool: Optional[ThreadPoolExecutor] = None
+_pool_lock = threading.Lock()
 
 
 def set_limit(n: int) -> None:
@@ -53,6 +57,22 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def helpers() -> ThreadPoolExecutor:
+    """The threads that work beside the calling one on a kernel split into slices or
+    blocks: one fewer than the cores this process may run on (at least one)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, _cores() - 1),
+                                       thread_name_prefix="kernel")
+        return _pool
+
+
+def helper_count() -> int:
+    """How many threads ``helpers()`` has."""
+    return max(1, _cores() - 1)
+
+
 def limit() -> int:
     """The thread limit in force: the one set, or the cores this process may run on."""
     if _limit is not None:
@@ -60,4 +80,4 @@ def limit() -> int:
     return _cores()
 
 
-__all__ = ["set_limit", "limit", "set_workers", "workers"]
+__all__ = ["set_limit", "limit", "set_workers", "workers", "helpers", "helper_count"]
