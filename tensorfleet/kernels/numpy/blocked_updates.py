@@ -1,5 +1,5 @@
-"""Dense optimizer updates of large variables, a cache-sized block at a time, on the
-process's share of the cores.
+"""Dense optimizer updates of large variables, a cache-sized block at a time, on up to
+the process's BLAS thread limit.
 
 A whole-array numpy update passes over the variable's memory once per arithmetic step
 (Adam's takes about ten passes over the variable, its two slots and the gradient), on
@@ -10,9 +10,9 @@ threads take blocks from one counter, so a thread that the operating system keep
 a core holds up at most the block it is working on (a fixed split would make the step
 wait for the whole of its share).
 
-The thread count is ``tensorfleet.kernels.onednn.threads.workers()``, as for the
-oneDNN kernels split over their batch: the process's share of the cores, not lowered by
-the contention policy, since a late thread holds up one block only.
+The thread count is ``tensorfleet.kernels.onednn.threads.limit()``, the BLAS limit
+that the contention policy lowers when other processes use the cores: the update is
+bound by memory bandwidth, which a second thread on a busy machine adds little to.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def applies(var: np.ndarray, *others: np.ndarray) -> bool:
 def run(update: Update, size: int, dtype: np.dtype) -> None:
     """Runs ``update`` over every block of ``size`` elements, on up to the thread limit."""
     blocks = -(-size // BLOCK)
-    n = max(1, min(threads.workers(), blocks))
+    n = max(1, min(threads.limit(), blocks))
     n = min(n, 1 + threads.helper_count())
     counter = itertools.count()
 

@@ -59,7 +59,7 @@ def _run(x: np.ndarray, b: np.ndarray, x_shape: Tuple[int, ...],
     if batch_split.run_kernel(("BiasAdd", x_shape, b_shape, "float32"),
                               lambda k: _build((k,) + x_shape[1:], b_shape), x_shape[0],
                               lambda i, lo, hi: dict(x=fx[lo:hi], b=b, y=fy[lo:hi]),
-                              -(-MIN_SIZE // row)):
+                              -(-MIN_SIZE // row), split=False):
         return y
     return None
 

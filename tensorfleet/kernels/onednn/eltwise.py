@@ -77,7 +77,7 @@ def relu(ctx: KernelContext, x: Any) -> np.ndarray:
         y = np.empty(x.shape, np.float32)
         fx, fy = np.ascontiguousarray(x).reshape(-1), y.reshape(-1)
         if batch_split.run_kernel(("Relu", x.size, "float32"), _build_forward, x.size,
-                                  lambda i, a, b: dict(x=fx[a:b], y=fy[a:b]), MIN_SIZE):
+                                  lambda i, a, b: dict(x=fx[a:b], y=fy[a:b]), MIN_SIZE, split=False):
             return y
     return reference("Relu")(ctx, x)
 
@@ -91,7 +91,7 @@ def relu_grad(ctx: KernelContext, dy: Any, y: Any) -> np.ndarray:
         fdx = dx.reshape(-1)
         if batch_split.run_kernel(("ReluGrad", y.size, "float32"), _build_backward, y.size,
                                   lambda i, a, b: dict(y=fy[a:b], dy=fdy[a:b], dx=fdx[a:b]),
-                                  MIN_SIZE):
+                                  MIN_SIZE, split=False):
             return dx
     return reference("ReluGrad")(ctx, dy, y)
 

@@ -101,7 +101,7 @@ def _pool(op: str, ctx: KernelContext, x: Any) -> np.ndarray:
         x = np.ascontiguousarray(x)
         if batch_split.run_kernel((op, fmt, tuple(g), "float32"),
                                   lambda k: _build_forward(op, fmt, g._replace(n=k)), g.n,
-                                  lambda i, a, b: dict(x=x[a:b], y=y[a:b])):
+                                  lambda i, a, b: dict(x=x[a:b], y=y[a:b]), split=False):
             return y
     return reference(op)(ctx, x)
 
@@ -131,7 +131,7 @@ def max_pool_grad(ctx: KernelContext, x: Any, y: Any, dy: Any) -> np.ndarray:
             if batch_split.run_kernel(
                     ("MaxPoolGrad", fmt, tuple(g), "float32"),
                     lambda k: _build_backward("MaxPoolGrad", fmt, g._replace(n=k)), g.n,
-                    lambda i, a, b: dict(x=xc[a:b], dy=dyc[a:b], dx=dx[a:b])):
+                    lambda i, a, b: dict(x=xc[a:b], dy=dyc[a:b], dx=dx[a:b]), split=False):
                 return dx
     return reference("MaxPoolGrad")(ctx, x, y, dy)
 
@@ -149,7 +149,7 @@ def avg_pool_grad(ctx: KernelContext, sizes: Any, dy: Any) -> np.ndarray:
             if batch_split.run_kernel(
                     ("AvgPoolGrad", fmt, tuple(g), "float32"),
                     lambda k: _build_backward("AvgPoolGrad", fmt, g._replace(n=k)), g.n,
-                    lambda i, a, b: dict(dy=dyc[a:b], dx=dx[a:b])):
+                    lambda i, a, b: dict(dy=dyc[a:b], dx=dx[a:b]), split=False):
                 return dx
     return reference("AvgPoolGrad")(ctx, sizes, dy)
 

@@ -18,11 +18,11 @@ SETTINGS = settings(max_examples=12, deadline=None,
 @pytest.fixture(scope="module")
 def small_blocks():
     """Small variables take the blocked path, in many small blocks, on two threads."""
-    saved = blocked_updates.BLOCK, blocked_updates.MIN_SIZE, threads._workers
+    saved = blocked_updates.BLOCK, blocked_updates.MIN_SIZE, threads._limit
     blocked_updates.BLOCK, blocked_updates.MIN_SIZE = 64, 1
-    threads.set_workers(2)
+    threads.set_limit(2)
     yield
-    blocked_updates.BLOCK, blocked_updates.MIN_SIZE, threads._workers = saved
+    blocked_updates.BLOCK, blocked_updates.MIN_SIZE, threads._limit = saved
 
 
 def _arrays(seed: int, shape, dtype, count: int):

@@ -1,6 +1,7 @@
-"""oneDNN kernels run over slices of their batch: equal to the numpy reference when
-the batch does not divide evenly (a shorter last slice), with one worker (the
-whole-batch plan) and with several; the slicing itself."""
+"""oneDNN convolutions run over slices of their batch: equal to the numpy reference
+when the batch does not divide evenly (a shorter last slice), with one worker (the
+whole-batch plan) and with several; the kernels that are not sliced (pooling, ReLU)
+beside them; the slicing itself."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_conv_and_pool_on_a_batch_that_does_not_divide_evenly(workers):
                  reference_kernel("MaxPoolGrad")(pctx, x, py, pdy), "max-pool gradient")
 
 
-def test_relu_gradient_over_uneven_slices(workers):
+def test_relu_gradient_with_any_worker_count(workers):
     saved = eltwise.MIN_SIZE
     eltwise.MIN_SIZE = 7
     try:
