@@ -5,6 +5,9 @@ beside them; the slicing itself."""
 
 from __future__ import annotations
 
+import contextlib
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -14,16 +17,32 @@ from tensorfleet.kernels.registry import KernelContext, reference_kernel
 
 from tests.kernels.onednn.backend_helpers import assert_close, onednn_loads
 
+
+@contextlib.contextmanager
+def counting_slices():
+    """Counts the kernel calls run over batch slices inside the block."""
+    count = [0]
+    real = batch_split.run
+
+    def run(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    with mock.patch.object(batch_split, "run", run):
+        yield count
+
 pytestmark = pytest.mark.skipif(not onednn_loads(),
                                 reason="oneDNN cannot load on this platform")
 
 
 @pytest.fixture(params=[1, 2, 3])
 def workers(request):
-    saved = threads._workers
+    """The worker count, with every convolution worth slicing however small."""
+    saved = threads._workers, conv.MIN_SLICE_MACS
     threads.set_workers(request.param)
+    conv.MIN_SLICE_MACS = 1
     yield request.param
-    threads._workers = saved
+    threads._workers, conv.MIN_SLICE_MACS = saved
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,7 +65,9 @@ def test_conv_and_pool_on_a_batch_that_does_not_divide_evenly(workers):
     x = rng.standard_normal((9, 7, 6, 3)).astype(np.float32)
     k = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
     ctx = KernelContext("c", "Conv2D", {"strides": [1, 2, 1, 1], "padding": "SAME"}, None, {})
-    y = conv.conv2d(ctx, x, k)
+    with counting_slices() as sliced:
+        y = conv.conv2d(ctx, x, k)
+    assert sliced[0] == (1 if workers > 1 else 0)
     assert_close(y, reference_kernel("Conv2D")(ctx, x, k), "forward")
     dy = rng.standard_normal(y.shape).astype(np.float32)
     assert_close(conv.conv2d_backprop_input(ctx, np.array(x.shape), k, dy),
@@ -62,6 +83,22 @@ def test_conv_and_pool_on_a_batch_that_does_not_divide_evenly(workers):
     pdy = rng.standard_normal(py.shape).astype(np.float32)
     assert_close(pool.max_pool_grad(pctx, x, py, pdy),
                  reference_kernel("MaxPoolGrad")(pctx, x, py, pdy), "max-pool gradient")
+
+
+def test_small_convolutions_run_whole():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 8, 8, 1)).astype(np.float32)
+    k = rng.standard_normal((3, 3, 1, 4)).astype(np.float32)
+    ctx = KernelContext("c", "Conv2D", {"strides": [1, 1, 1, 1], "padding": "SAME"}, None, {})
+    saved = threads._workers
+    threads.set_workers(2)
+    try:
+        with counting_slices() as sliced:
+            y = conv.conv2d(ctx, x, k)
+    finally:
+        threads._workers = saved
+    assert sliced[0] == 0
+    assert_close(y, reference_kernel("Conv2D")(ctx, x, k), "forward")
 
 
 def test_relu_gradient_with_any_worker_count(workers):
