@@ -194,11 +194,13 @@ def apply_config(config: Any, local_tasks: Optional[int] = None) -> None:
     if n > 0:
         _adaptive_share = 0
         set_blas_threads(n)
+        onednn_threads.set_workers(n)
         return
     share = max(1, available_cores() // max(1, local_tasks or 1))
     # The tightest share wins: a local session in a process that also serves a task
     # keeps the server's.
     _adaptive_share = min(share, _adaptive_share) if _adaptive_share else share
+    onednn_threads.set_workers(_adaptive_share)
     _next_look = 0.0
     adapt_blas()
 

@@ -19,6 +19,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.numpy import blocked_updates
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 from tensorfleet.kernels.variable_resource import VariableResource
 
@@ -136,6 +137,9 @@ def _apply_gd(ctx: KernelContext, var_r: VariableResource, alpha: Any,
     g = _dense_grad(ctx, var, delta)
     lr = _scalar(ctx, alpha, "alpha")
     with _lock(ctx, var_r):
+        if blocked_updates.applies(var, g):
+            blocked_updates.gradient_descent(var, g, lr)
+            return var_r
         buf = _scratch(ctx, var)
         np.multiply(g, lr, out=buf)
         np.subtract(var, buf, out=var)
@@ -152,6 +156,9 @@ def _apply_momentum(ctx: KernelContext, var_r: VariableResource, acc_r: Variable
     lr = _scalar(ctx, lr, "lr")
     mu = _scalar(ctx, momentum, "momentum")
     with _lock(ctx, var_r):
+        if blocked_updates.applies(var, acc, g):
+            blocked_updates.momentum(var, acc, g, lr, mu, bool(ctx.attrs.get("use_nesterov")))
+            return var_r
         acc *= mu
         acc += g
         buf = _scratch(ctx, var)
@@ -207,6 +214,10 @@ def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResour
     b2 = _scalar(ctx, beta2, "beta2")
     eps = _scalar(ctx, epsilon, "epsilon")
     with _lock(ctx, var_r):
+        if blocked_updates.applies(var, m, v, g):
+            blocked_updates.adam(var, m, v, g, lr_t, b1, b2, eps,
+                                 bool(ctx.attrs.get("use_nesterov")))
+            return var_r
         buf = _scratch(ctx, var)
         # In-place scalar multiplies are the cheapest passes numpy has, so the
         # moments are decayed in place rather than updated as m += (g - m)*(1 - b1).

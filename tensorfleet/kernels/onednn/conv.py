@@ -13,8 +13,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tensorfleet.kernels.onednn import library as dnnl
+from tensorfleet.kernels.onednn import batch_split
 from tensorfleet.kernels.onednn import plan as plans
+from tensorfleet.kernels.onednn import library as dnnl
 from tensorfleet.kernels.onednn.window import (
     FORMATS, Window, data_format, to_format, window)
 from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
@@ -103,6 +104,17 @@ def _build_backward_weights(fmt: str, g: Window, o: int):
     return build
 
 
+# Fewest multiply-adds worth a slice of its own: below this, a slice's call costs more
+# in Python and ctypes than a second thread saves (small images, a small filter).
+MIN_SLICE_MACS = 1 << 22
+
+
+def _least(g: Window, o: int) -> int:
+    """The fewest images in a slice of a convolution's batch."""
+    macs = g.oh * g.ow * o * g.c * g.kernel[0] * g.kernel[1]
+    return max(1, -(-MIN_SLICE_MACS // max(1, macs)))
+
+
 def _key(op: str, fmt: str, g: Window, o: int) -> tuple:
     return (op, fmt, tuple(g), o, "float32")
 
@@ -113,10 +125,12 @@ def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w) else None
     if geo is not None:
         fmt, g, o = geo
-        plan, n = plans.cached(_key("Conv2D", fmt, g, o), _build_forward(fmt, g, o))
-        if plan is not None:
-            y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
-            plan.run(n, x=np.ascontiguousarray(x), w=np.ascontiguousarray(w), y=y)
+        y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
+        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+        if batch_split.run_kernel(_key("Conv2D", fmt, g, o),
+                                  lambda k: _build_forward(fmt, g._replace(n=k), o), g.n,
+                                  lambda i, a, b: dict(x=x[a:b], w=w, y=y[a:b]),
+                                  _least(g, o)):
             return y
     return reference("Conv2D")(ctx, x, w)
 
@@ -130,11 +144,12 @@ def conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any,
     if geo is not None:
         fmt, g, o = geo
         if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
-            plan, n = plans.cached(_key("Conv2DBackpropInput", fmt, g, o),
-                                   _build_backward_data(fmt, g, o))
-            if plan is not None:
-                dx = np.empty(to_format(g.n, g.c, g.h, g.w, fmt), np.float32)
-                plan.run(n, w=np.ascontiguousarray(w), dy=np.ascontiguousarray(dy), dx=dx)
+            dx = np.empty(to_format(g.n, g.c, g.h, g.w, fmt), np.float32)
+            w, dy = np.ascontiguousarray(w), np.ascontiguousarray(dy)
+            if batch_split.run_kernel(
+                    _key("Conv2DBackpropInput", fmt, g, o),
+                    lambda k: _build_backward_data(fmt, g._replace(n=k), o), g.n,
+                    lambda i, a, b: dict(w=w, dy=dy[a:b], dx=dx[a:b]), _least(g, o)):
                 return dx
     return reference("Conv2DBackpropInput")(ctx, input_sizes, w, dy)
 
@@ -148,13 +163,16 @@ def conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
     if geo is not None:
         fmt, g, o = geo
         if tuple(dy.shape) == to_format(g.n, o, g.oh, g.ow, fmt):
-            plan, n = plans.cached(_key("Conv2DBackpropFilter", fmt, g, o),
-                                   _build_backward_weights(fmt, g, o))
-            if plan is not None:
-                dw = np.empty(tuple(sizes), np.float32)
-                plan.run(n, x=np.ascontiguousarray(x), dy=np.ascontiguousarray(dy), dw=dw)
-                return dw
+            x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+            key = _key("Conv2DBackpropFilter", fmt, g, o)
+            # Each slice's filter gradient, summed over the slices at the end.
+            least = _least(g, o)
+            parts = np.empty((batch_split.layout(g.n, least)[0],) + tuple(sizes), np.float32)
+            if batch_split.run_kernel(
+                    key, lambda k: _build_backward_weights(fmt, g._replace(n=k), o), g.n,
+                    lambda i, a, b: dict(x=x[a:b], dy=dy[a:b], dw=parts[i]), least):
+                return parts[0] if len(parts) == 1 else parts.sum(axis=0)
     return reference("Conv2DBackpropFilter")(ctx, x, filter_sizes, dy)
 
 
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"]
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "MIN_SLICE_MACS"]

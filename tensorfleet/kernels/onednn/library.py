@@ -56,6 +56,9 @@ CONVOLUTION_DIRECT = 1
 POOLING_MAX = 511
 POOLING_AVG_INCLUDE_PADDING = 767
 POOLING_AVG_EXCLUDE_PADDING = 1023
+ELTWISE_RELU = 0x20
+BINARY_ADD = 0x1FFF0
+REDUCTION_SUM = 0x2FFF4  # dnnl_resampling_linear (0x2fff1) + 3
 QUERY_IMPL_INFO_STR = 8
 QUERY_SRC_MD = 129
 QUERY_DIFF_SRC_MD = 130
@@ -65,6 +68,7 @@ QUERY_DST_MD = 133
 QUERY_DIFF_DST_MD = 134
 QUERY_WORKSPACE_MD = 135
 ARG_SRC = 1
+ARG_SRC_1 = 2
 ARG_DST = 17
 ARG_WEIGHTS = 33
 ARG_BIAS = 41
@@ -141,6 +145,14 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "dnnl_pooling_backward_primitive_desc_create": (
         None, [_pp, _p, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p, _p]),
     "dnnl_matmul_primitive_desc_create": (None, [_pp, _p, _p, _p, _p, _p, _p]),
+    "dnnl_eltwise_forward_primitive_desc_create": (
+        None, [_pp, _p, ctypes.c_int, ctypes.c_int, _p, _p, ctypes.c_float, ctypes.c_float,
+               _p]),
+    "dnnl_eltwise_backward_primitive_desc_create": (
+        None, [_pp, _p, ctypes.c_int, _p, _p, _p, ctypes.c_float, ctypes.c_float, _p, _p]),
+    "dnnl_binary_primitive_desc_create": (None, [_pp, _p, ctypes.c_int, _p, _p, _p, _p]),
+    "dnnl_reduction_primitive_desc_create": (
+        None, [_pp, _p, ctypes.c_int, _p, _p, ctypes.c_float, ctypes.c_float, _p]),
 }
 
 
@@ -203,6 +215,17 @@ class Library:
         self.lock = threading.Lock()
         self._omp_set = _openmp_setter()
         self._threads = threading.local()
+
+    def thread_stream(self) -> ctypes.c_void_p:
+        """A stream of the calling thread's own, for plans run outside ``lock`` (a CPU
+        stream is not to be shared by threads executing at the same time)."""
+        stream = getattr(self._threads, "stream", None)
+        if stream is None:
+            stream = ctypes.c_void_p()
+            self.call("dnnl_stream_create", ctypes.byref(stream), self.engine,
+                      STREAM_DEFAULT_FLAGS)
+            self._threads.stream = stream
+        return stream
 
     def call(self, name: str, *args: Any) -> None:
         """Calls a status-returning function, raising ``OneDNNError`` on failure."""
@@ -339,9 +362,10 @@ class Primitive:
         """The descriptor the primitive chose for one of its arguments (owned by it)."""
         return self.lib.dll.dnnl_primitive_desc_query_md(self.pd, query, 0)
 
-    def execute(self, args: Sequence[Tuple[int, Memory]]) -> None:
+    def execute(self, args: Sequence[Tuple[int, Memory]], stream: Any = None) -> None:
         arr = (ExecArg * len(args))(*[ExecArg(a, m.handle) for a, m in args])
-        self.lib.call("dnnl_primitive_execute", self.handle, self.lib.stream, len(args), arr)
+        self.lib.call("dnnl_primitive_execute", self.handle,
+                      self.lib.stream if stream is None else stream, len(args), arr)
 
     def __del__(self) -> None:
         if self.handle:

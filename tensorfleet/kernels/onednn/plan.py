@@ -91,10 +91,36 @@ class Plan:
                 prim.execute(args)
             lib.call("dnnl_stream_wait", lib.stream)
 
+    def run_alone(self, **arrays: np.ndarray) -> None:
+        """Runs a plan that only the calling thread uses (from ``cached_here``) on
+        one OpenMP thread and the thread's own stream, beside other such runs."""
+        lib = self.lib
+        lib.set_threads(1)
+        stream = lib.thread_stream()
+        for name, arr in arrays.items():
+            self.user[name].bind(arr)
+        for prim, args in self.steps:
+            prim.execute(args, stream)
+        lib.call("dnnl_stream_wait", stream)
+
 
 _cache: "collections.OrderedDict[Hashable, Optional[Plan]]" = collections.OrderedDict()
 _cache_lock = threading.Lock()
 _failed_logged: set = set()
+
+
+def _build(lib: dnnl.Library, key: Hashable, build: Callable[[dnnl.Library, int], Plan],
+           n: int) -> Optional[Plan]:
+    try:
+        return build(lib, n).finish()
+    except dnnl.OneDNNError as e:
+        # A shape or attribute combination oneDNN does not implement: the reference
+        # kernel runs it, and the same key does not try again.
+        if key[0] not in _failed_logged:
+            _failed_logged.add(key[0])
+            logger.info("oneDNN cannot run %s %s (%s); using the numpy kernel for it",
+                        key[0], key[1:], e)
+        return None
 
 
 def cached(key: Hashable, build: Callable[[dnnl.Library, int], Plan]) -> Tuple[Optional[Plan], int]:
@@ -111,19 +137,10 @@ def cached(key: Hashable, build: Callable[[dnnl.Library, int], Plan]) -> Tuple[O
         if full in _cache:
             _cache.move_to_end(full)
             return _cache[full], n
-    try:
-        # Primitives fix their thread partitioning when built, from this thread's
-        # OpenMP setting: it must be the one they will run with.
-        lib.set_threads(n)
-        plan: Optional[Plan] = build(lib, n).finish()
-    except dnnl.OneDNNError as e:
-        # A shape or attribute combination oneDNN does not implement: the reference
-        # kernel runs it, and the same key does not try again.
-        if key[0] not in _failed_logged:
-            _failed_logged.add(key[0])
-            logger.info("oneDNN cannot run %s %s (%s); using the numpy kernel for it",
-                        key[0], key[1:], e)
-        plan = None
+    # Primitives fix their thread partitioning when built, from this thread's OpenMP
+    # setting: it must be the one they will run with.
+    lib.set_threads(n)
+    plan = _build(lib, key, build, n)
     with _cache_lock:
         _cache[full] = plan
         while len(_cache) > CACHE_SIZE:
@@ -131,6 +148,26 @@ def cached(key: Hashable, build: Callable[[dnnl.Library, int], Plan]) -> Tuple[O
     if plan is not None:
         logger.debug("oneDNN plan for %s: %s", key, plan.impl)
     return plan, n
+
+
+def cached_here(key: Hashable, build: Callable[[dnnl.Library, int], Plan]) -> Optional[Plan]:
+    """The calling thread's own one-thread plan for ``key``, for ``Plan.run_alone``;
+    None when oneDNN cannot run it. Built in the thread that runs it: oneDNN's default
+    scratchpad is shared by the primitives of a thread, so a primitive may run beside
+    others only in the thread that created it."""
+    lib = dnnl.load()
+    full = (key, "thread", threading.get_ident())
+    with _cache_lock:
+        if full in _cache:
+            _cache.move_to_end(full)
+            return _cache[full]
+    lib.set_threads(1)
+    plan = _build(lib, key, build, 1)
+    with _cache_lock:
+        _cache[full] = plan
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return plan
 
 
 def cache_info() -> Dict[str, int]:
@@ -146,4 +183,4 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-__all__ = ["Plan", "cached", "cache_info", "clear_cache", "CACHE_SIZE"]
+__all__ = ["Plan", "cached", "cached_here", "cache_info", "clear_cache", "CACHE_SIZE"]

@@ -15,6 +15,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from tensorfleet.kernels.onednn import batch_split
 from tensorfleet.kernels.onednn import library as dnnl
 from tensorfleet.kernels.onednn import plan as plans
 from tensorfleet.kernels.onednn.fallback import BACKEND, all_f32, reference
@@ -96,10 +97,11 @@ def _pool(op: str, ctx: KernelContext, x: Any) -> np.ndarray:
     geo = _geometry(ctx, x.shape) if all_f32(x) else None
     if geo is not None:
         fmt, g = geo
-        plan, n = plans.cached((op, fmt, tuple(g), "float32"), _build_forward(op, fmt, g))
-        if plan is not None:
-            y = np.empty(to_format(g.n, g.c, g.oh, g.ow, fmt), np.float32)
-            plan.run(n, x=np.ascontiguousarray(x), y=y)
+        y = np.empty(to_format(g.n, g.c, g.oh, g.ow, fmt), np.float32)
+        x = np.ascontiguousarray(x)
+        if batch_split.run_kernel((op, fmt, tuple(g), "float32"),
+                                  lambda k: _build_forward(op, fmt, g._replace(n=k)), g.n,
+                                  lambda i, a, b: dict(x=x[a:b], y=y[a:b]), split=False):
             return y
     return reference(op)(ctx, x)
 
@@ -124,11 +126,12 @@ def max_pool_grad(ctx: KernelContext, x: Any, y: Any, dy: Any) -> np.ndarray:
         fmt, g = geo
         out = to_format(g.n, g.c, g.oh, g.ow, fmt)
         if tuple(dy.shape) == out and tuple(y.shape) == out:
-            plan, n = plans.cached(("MaxPoolGrad", fmt, tuple(g), "float32"),
-                                   _build_backward("MaxPoolGrad", fmt, g))
-            if plan is not None:
-                dx = np.empty(x.shape, np.float32)
-                plan.run(n, x=np.ascontiguousarray(x), dy=np.ascontiguousarray(dy), dx=dx)
+            dx = np.empty(x.shape, np.float32)
+            xc, dyc = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+            if batch_split.run_kernel(
+                    ("MaxPoolGrad", fmt, tuple(g), "float32"),
+                    lambda k: _build_backward("MaxPoolGrad", fmt, g._replace(n=k)), g.n,
+                    lambda i, a, b: dict(x=xc[a:b], dy=dyc[a:b], dx=dx[a:b]), split=False):
                 return dx
     return reference("MaxPoolGrad")(ctx, x, y, dy)
 
@@ -141,11 +144,12 @@ def avg_pool_grad(ctx: KernelContext, sizes: Any, dy: Any) -> np.ndarray:
     if geo is not None:
         fmt, g = geo
         if tuple(dy.shape) == to_format(g.n, g.c, g.oh, g.ow, fmt):
-            plan, n = plans.cached(("AvgPoolGrad", fmt, tuple(g), "float32"),
-                                   _build_backward("AvgPoolGrad", fmt, g))
-            if plan is not None:
-                dx = np.empty(tuple(shape), np.float32)
-                plan.run(n, dy=np.ascontiguousarray(dy), dx=dx)
+            dx = np.empty(tuple(shape), np.float32)
+            dyc = np.ascontiguousarray(dy)
+            if batch_split.run_kernel(
+                    ("AvgPoolGrad", fmt, tuple(g), "float32"),
+                    lambda k: _build_backward("AvgPoolGrad", fmt, g._replace(n=k)), g.n,
+                    lambda i, a, b: dict(dy=dyc[a:b], dx=dx[a:b]), split=False):
                 return dx
     return reference("AvgPoolGrad")(ctx, sizes, dy)
 

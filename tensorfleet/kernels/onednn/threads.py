@@ -13,9 +13,15 @@ other, so the OpenMP team and BLAS's threads never run at the same moment.
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 _limit: Optional[int] = None
+# The most threads a kernel split over its batch may use (see ``batch_split``).
+_workers: Optional[int] = None
+_pool: Optional[ThreadPoolExecutor] = None
+_pool_lock = threading.Lock()
 
 
 def set_limit(n: int) -> None:
@@ -26,14 +32,52 @@ def set_limit(n: int) -> None:
     _limit = n
 
 
-def limit() -> int:
-    """The thread limit in force: the one set, or the cores this process may run on."""
-    if _limit is not None:
-        return _limit
+def set_workers(n: int) -> None:
+    """Lets kernels split over their batch use up to ``n`` threads (``n`` >= 1): the
+    process's share of the cores, which the contention policy does not lower (a late
+    thread delays only the slice it holds)."""
+    global _workers
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"oneDNN worker count must be a positive int, got {n!r}")
+    _workers = n
+
+
+def workers() -> int:
+    """Threads for a kernel split over its batch: the count set, or the cores this
+    process may run on."""
+    if _workers is not None:
+        return _workers
+    return _cores()
+
+
+def _cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["set_limit", "limit"]
+def helpers() -> ThreadPoolExecutor:
+    """The threads that work beside the calling one on a kernel split into slices or
+    blocks: one fewer than the cores this process may run on (at least one)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, _cores() - 1),
+                                       thread_name_prefix="kernel")
+        return _pool
+
+
+def helper_count() -> int:
+    """How many threads ``helpers()`` has."""
+    return max(1, _cores() - 1)
+
+
+def limit() -> int:
+    """The thread limit in force: the one set, or the cores this process may run on."""
+    if _limit is not None:
+        return _limit
+    return _cores()
+
+
+__all__ = ["set_limit", "limit", "set_workers", "workers", "helpers", "helper_count"]

@@ -44,16 +44,24 @@ def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
 
 @contextlib.contextmanager
 def counting_plan_runs():
-    """Counts the oneDNN plans run inside the block (a list holding the count)."""
-    from tensorfleet.kernels.onednn import plan
+    """Counts the oneDNN kernel calls inside the block (a list holding the count): runs
+    of a whole-batch plan, and kernels run over slices of their batch."""
+    from tensorfleet.kernels.onednn import batch_split, plan
     count = [0]
     real = plan.Plan.run
+    real_split = batch_split.run
 
     def run(self, *args, **kwargs):
         count[0] += 1
         return real(self, *args, **kwargs)
 
-    with mock.patch.object(plan.Plan, "run", run):
+    def run_split(*args, **kwargs):
+        ran = real_split(*args, **kwargs)
+        count[0] += bool(ran)
+        return ran
+
+    with mock.patch.object(plan.Plan, "run", run), \
+            mock.patch.object(batch_split, "run", run_split):
         yield count
 
 

@@ -1,0 +1,137 @@
+"""Dense optimizer updates of large variables, a cache-sized block at a time, on up to
+the process's BLAS thread limit.
+
+A whole-array numpy update passes over the variable's memory once per arithmetic step
+(Adam's takes about ten passes over the variable, its two slots and the gradient), on
+one thread. Done a block of ``BLOCK`` elements at a time, the intermediate values stay
+in the core's cache, so memory is read and written about once per array, and the
+blocks are shared out between threads: numpy releases the GIL inside each ufunc. The
+threads take blocks from one counter, so a thread that the operating system keeps off
+a core holds up at most the block it is working on (a fixed split would make the step
+wait for the whole of its share).
+
+The thread count is ``tensorfleet.kernels.onednn.threads.limit()``, the BLAS limit
+that the contention policy lowers when other processes use the cores: the update is
+bound by memory bandwidth, which a second thread on a busy machine adds little to.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable, List
+
+import numpy as np
+
+from tensorfleet.kernels.onednn import threads
+
+# Elements per block (256 KiB of float32: a few such blocks fit in a core's L2 cache).
+BLOCK = 1 << 16
+# Smallest variable worth the blocked path (smaller ones keep the whole-array updates).
+MIN_SIZE = 1 << 18
+
+
+# An update of the elements [start, stop) of flat arrays, with two scratch blocks.
+Update = Callable[[int, int, np.ndarray, np.ndarray], None]
+
+
+def applies(var: np.ndarray, *others: np.ndarray) -> bool:
+    """Whether the blocked path runs for ``var`` and its same-shaped operands: large,
+    C-contiguous, writable, all of one float dtype."""
+    if var.size < MIN_SIZE or var.dtype.kind != "f" or not var.flags.writeable:
+        return False
+    return all(type(a) is np.ndarray and a.dtype == var.dtype and a.flags.c_contiguous
+               and a.shape == var.shape for a in (var,) + others)
+
+
+def run(update: Update, size: int, dtype: np.dtype) -> None:
+    """Runs ``update`` over every block of ``size`` elements, on up to the thread limit."""
+    blocks = -(-size // BLOCK)
+    n = max(1, min(threads.limit(), blocks))
+    n = min(n, 1 + threads.helper_count())
+    counter = itertools.count()
+
+    def work() -> None:
+        a = np.empty(BLOCK, dtype)
+        b = np.empty(BLOCK, dtype)
+        while True:
+            # next() on an itertools.count is atomic under the GIL.
+            start = next(counter) * BLOCK
+            if start >= size:
+                return
+            stop = min(start + BLOCK, size)
+            update(start, stop, a[:stop - start], b[:stop - start])
+
+    futures: List = []
+    if n > 1:
+        futures = [threads.helpers().submit(work) for _ in range(n - 1)]
+    work()
+    for f in futures:
+        f.result()
+
+
+def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: float,
+         beta1: float, beta2: float, epsilon: float, nesterov: bool) -> None:
+    """Adam's update of ``var``, ``m`` and ``v`` in place; ``lr_t`` is the step size
+    already corrected for the moments' bias."""
+    fv, fm, fs, fg = var.reshape(-1), m.reshape(-1), v.reshape(-1), g.reshape(-1)
+    c1, c2 = 1.0 - beta1, 1.0 - beta2
+
+    def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
+        mm, vv, gg = fm[i:j], fs[i:j], fg[i:j]
+        np.multiply(gg, c1, out=a)
+        mm *= beta1
+        mm += a
+        np.multiply(gg, gg, out=a)
+        a *= c2
+        vv *= beta2
+        vv += a
+        np.sqrt(vv, out=a)
+        a += epsilon
+        if nesterov:
+            # (beta1 * m + (1 - beta1) * g) / denominator, with the two scratch blocks.
+            np.multiply(gg, c1, out=b)
+            b /= a
+            np.divide(mm, a, out=a)
+            a *= beta1
+            a += b
+        else:
+            np.divide(mm, a, out=a)
+        a *= lr_t
+        np.subtract(fv[i:j], a, out=fv[i:j])
+
+    run(update, var.size, var.dtype)
+
+
+def momentum(var: np.ndarray, acc: np.ndarray, g: np.ndarray, lr: float, mu: float,
+             nesterov: bool) -> None:
+    """The momentum update of ``var`` and its accumulator in place."""
+    fv, fa, fg = var.reshape(-1), acc.reshape(-1), g.reshape(-1)
+
+    def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
+        aa = fa[i:j]
+        aa *= mu
+        aa += fg[i:j]
+        if nesterov:
+            # var -= lr * (grad + momentum * accum), with the updated accum.
+            np.multiply(aa, mu, out=a)
+            a += fg[i:j]
+            a *= lr
+        else:
+            np.multiply(aa, lr, out=a)
+        np.subtract(fv[i:j], a, out=fv[i:j])
+
+    run(update, var.size, var.dtype)
+
+
+def gradient_descent(var: np.ndarray, g: np.ndarray, lr: float) -> None:
+    """``var -= lr * g`` in place."""
+    fv, fg = var.reshape(-1), g.reshape(-1)
+
+    def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
+        np.multiply(fg[i:j], lr, out=a)
+        np.subtract(fv[i:j], a, out=fv[i:j])
+
+    run(update, var.size, var.dtype)
+
+
+__all__ = ["applies", "run", "adam", "momentum", "gradient_descent", "BLOCK", "MIN_SIZE"]
