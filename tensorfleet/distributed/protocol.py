@@ -86,6 +86,8 @@ class Traffic:
         self.bytes_in = 0
         self.bytes_out = 0
         self.sent_to: Dict[str, int] = {}
+        # Calls served, by method: with the bytes, the messages a step costs.
+        self.calls: Dict[str, int] = {}
         self._graph_callers: Dict[str, Tuple[str, str]] = {}  # handle -> (session, task)
 
     def registered(self, handle: str, session: str) -> None:
@@ -97,12 +99,13 @@ class Traffic:
             for h in [h for h, (s, _) in self._graph_callers.items() if s == session]:
                 del self._graph_callers[h]
 
-    def add(self, h: Dict[str, Any], n_in: int, n_out: int) -> None:
+    def add(self, method: str, h: Dict[str, Any], n_in: int, n_out: int) -> None:
         key, handle = h.get("key"), h.get("handle")
         keys = h.get("keys")
         if key is None and isinstance(keys, list) and keys:
             key = keys[0]  # a RecvTensors batch: every key goes to the same task
         with self._lock:
+            self.calls[method] = self.calls.get(method, 0) + 1
             self.bytes_in += n_in
             self.bytes_out += n_out
             dst = None
@@ -116,17 +119,17 @@ class Traffic:
     def snapshot(self) -> Dict[str, Any]:
         with self._lock:
             return {"bytes_in": self.bytes_in, "bytes_out": self.bytes_out,
-                    "bytes_sent_to": dict(self.sent_to)}
+                    "bytes_sent_to": dict(self.sent_to), "calls": dict(self.calls)}
 
 
 def _nbytes(tensors: Any) -> int:
     return sum(int(getattr(x, "nbytes", 0) or 0) for x in tensors or ())
 
 
-def _counted(fn: Handler, traffic: Traffic) -> Handler:
+def _counted(method: str, fn: Handler, traffic: Traffic) -> Handler:
     def call(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         out = fn(h, t)
-        traffic.add(h, _nbytes(t), _nbytes(out[1]))
+        traffic.add(method, h, _nbytes(t), _nbytes(out[1]))
         return out
     return call
 
@@ -233,7 +236,7 @@ def handlers(server: Any) -> ServiceHandlers:
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
     # Counted the same whichever way a call arrives, gRPC or the side channel.
-    return ServiceHandlers({name: _counted(fn, traffic) for name, fn in methods.items()},
+    return ServiceHandlers({name: _counted(name, fn, traffic) for name, fn in methods.items()},
                            bulk_methods=BULK_METHODS)
 
 
