@@ -30,8 +30,9 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.distributed import direct_fetch
 from tensorfleet.runtime.session import stable_value
-from tensorfleet.transport import ServiceHandlers, buffers
+from tensorfleet.transport import ServiceHandlers, buffers, limits
 
 SERVICE = "tensorfleet.Task"
 # Methods that may be called over the bulk side channel: each step's own calls.
@@ -159,9 +160,25 @@ def handlers(server: Any) -> ServiceHandlers:
         if timeout_ms < 0:
             raise errors.InvalidArgumentError(None, None, f"{m}: timeout_ms must not be "
                                               f"negative, got {timeout_ms}")
+        direct = h.get("direct_pull") is True
         out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
-                              str_list(h, "targets", m), timeout_ms)
-        return {}, [stable_value(v, buffers.copy_of) for v in out]
+                              str_list(h, "targets", m), timeout_ms,
+                              direct_fetch.DIRECT_PULL_MIN_BYTES if direct else 0)
+        remote = [[i, v.to_plain()] for i, v in enumerate(out)
+                  if isinstance(v, direct_fetch.ParkedTensor)]
+        if not remote:
+            return {}, [stable_value(v, buffers.copy_of) for v in out]
+        return {"remote": remote}, [stable_value(v, buffers.copy_of) for v in out
+                                    if not isinstance(v, direct_fetch.ParkedTensor)]
+
+    def fetch_parked(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        # The relay for a client that cannot reach the task holding its fetch.
+        def client_of(address: str) -> Any:
+            for task in master.cluster.all_tasks():
+                if master.cluster.address_of(task) == address and task != master.task:
+                    return master.worker(task).client
+            return None
+        return {}, direct_fetch.relay(client_of, h.get("parked"), limits.MAX_WAIT_SECS)
 
     def close_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         master.close_session(field(h, "session", str, "CloseSession"))
@@ -183,9 +200,24 @@ def handlers(server: Any) -> ServiceHandlers:
         names = str_list(h, "feeds", m)
         if len(names) != len(t):
             raise errors.InvalidArgumentError(None, None, f"{m}: feed names and tensors differ")
+        park = direct_fetch.parse_park_request(h.get("park"))
         out = worker.run_graph(field(h, "handle", str, m), field(h, "step_id", int, m),
                                dict(zip(names, t)))
-        return {"fetches": list(out)}, [stable_value(v, buffers.copy_of) for v in out.values()]
+        rpc = getattr(server, "_rpc", None)
+        if park is None or rpc is None:
+            return {"fetches": list(out)}, [stable_value(v, buffers.copy_of)
+                                            for v in out.values()]
+        fetches, values, parked = [], [], []
+        for name, v in out.items():
+            if name in park["names"] and isinstance(v, np.ndarray) and not v.dtype.hasobject \
+                    and v.nbytes >= park["min_bytes"]:
+                # Parked as a snapshot (a copy), so no stable_value copy first.
+                key, total, port = rpc.park({}, [v])
+                parked.append([name, key.hex(), total, port])
+            else:
+                fetches.append(name)
+                values.append(stable_value(v, buffers.copy_of))
+        return {"fetches": fetches, "parked": parked}, values
 
     def recv_tensor(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         m = "RecvTensor"
@@ -232,7 +264,7 @@ def handlers(server: Any) -> ServiceHandlers:
         "CreateSession": create_session, "ExtendSession": extend_session, "RunStep": run_step,
         "CloseSession": close_session, "Reset": reset, "RegisterGraph": register_graph,
         "RunGraph": run_graph, "RecvTensor": recv_tensor, "RecvTensors": recv_tensors,
-        "AbortStep": abort_step,
+        "AbortStep": abort_step, "FetchParked": fetch_parked,
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
     # Counted the same whichever way a call arrives, gRPC or the side channel.
