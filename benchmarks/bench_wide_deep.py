@@ -333,9 +333,11 @@ def cluster_traffic() -> Dict[str, Any]:
     return {"calls": dict(calls), "bytes_out": sent}
 
 
-def traffic_meter(tf: Any, warmup: int) -> Any:
+def traffic_meter(tf: Any, warmup: int, every: int = 10) -> Any:
     """A chief hook that takes ``cluster_traffic`` when the global step reaches
-    ``warmup`` and when training ends: messages and bytes of the steady phase."""
+    ``warmup`` and every ``every`` global steps after: the first and the last mark
+    bound the steady phase's messages and bytes. (Not at the end: the other
+    trainer may have finished and stopped serving by then.)"""
 
     class TrafficMeter(tf.train.SessionRunHook):
         def __init__(self) -> None:
@@ -349,12 +351,13 @@ def traffic_meter(tf: Any, warmup: int) -> Any:
             return tf.train.SessionRunArgs(self._step)
 
         def after_run(self, run_context: Any, run_values: Any) -> None:
-            if not self.marks and int(run_values.results) >= warmup:
-                self.marks.append((int(run_values.results), cluster_traffic()))
-
-        def end(self, session: Any) -> None:
-            if self.marks:
-                self.marks.append((int(session.run(self._step)), cluster_traffic()))
+            step = int(run_values.results)
+            if step < warmup or (self.marks and step - self.marks[-1][0] < every):
+                return
+            try:
+                self.marks.append((step, cluster_traffic()))
+            except Exception:  # noqa: BLE001 - a task already gone: keep the marks taken
+                pass
 
     return TrafficMeter()
 
