@@ -121,12 +121,16 @@ def pull(master_client: Any, client_for: Any, remote: Any, out: List[Any],
     """
     if not isinstance(remote, list):
         raise _bad("remote is not a list")
+    pulled: Dict[bytes, Any] = {}  # a tensor fetched twice in one step is parked once
     for entry in remote:
         if not isinstance(entry, list) or len(entry) != 2 or isinstance(entry[0], bool) \
                 or not isinstance(entry[0], int) or not 0 <= entry[0] < len(out) \
                 or out[entry[0]] is not None:
             raise _bad("a remote entry's index")
         parked = ParkedTensor.from_plain(entry[1])
+        if parked.key in pulled:
+            out[entry[0]] = pulled[parked.key]
+            continue
         try:
             _, tensors = client_for(parked.address).redeem(parked.key, parked.total,
                                                            parked.port, timeout)
@@ -139,7 +143,7 @@ def pull(master_client: Any, client_for: Any, remote: Any, out: List[Any],
                                             timeout=timeout)
         if len(tensors) != 1:
             raise _bad(f"a parked message holds {len(tensors)} tensors, not 1")
-        out[entry[0]] = tensors[0]
+        out[entry[0]] = pulled[parked.key] = tensors[0]
 
 
 def relay(client_of_address: Callable[[str], Any], plain: Any, timeout: float) -> List[Any]:
