@@ -17,6 +17,16 @@ SMALL = 1000
 @pytest.fixture(scope="module")
 def two_tasks():
     c = LocalCluster({"local": 2})
+    # One cross-task step from this runtime first: the master's clients of task 1
+    # then belong to it, not to a client's isolated runtime that closes after its
+    # test (in one process, the runtime made current is current for every thread).
+    with tf.Graph().as_default():
+        with tf.device("/job:local/task:1"):
+            one = tf.constant(1.0)
+        with tf.device("/job:local/task:0"):
+            two = one + 1.0
+        with tf.Session(c.target("local", 0)) as sess:
+            assert sess.run(two) == 2.0
     yield c
     c.stop()
 
