@@ -160,10 +160,12 @@ def handlers(server: Any) -> ServiceHandlers:
         if timeout_ms < 0:
             raise errors.InvalidArgumentError(None, None, f"{m}: timeout_ms must not be "
                                               f"negative, got {timeout_ms}")
-        direct = h.get("direct_pull") is True
-        out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
-                              str_list(h, "targets", m), timeout_ms,
-                              direct_fetch.DIRECT_PULL_MIN_BYTES if direct else 0)
+        args = (field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
+                str_list(h, "targets", m), timeout_ms)
+        if h.get("direct_pull") is True:
+            out = master.run_step(*args, park_min_bytes=direct_fetch.DIRECT_PULL_MIN_BYTES)
+        else:
+            out = master.run_step(*args)
         remote = [[i, v.to_plain()] for i, v in enumerate(out)
                   if isinstance(v, direct_fetch.ParkedTensor)]
         if not remote:
