@@ -18,6 +18,9 @@ Cases:
              a step that crosses two tasks.
   fetch64mb  a float32 variable of 16M elements (64 MiB) on /job:local/task:1,
              fetched by a client of task 0.  Reported as GB/s (1 GB = 1e9 bytes).
+  remote_sum64mb  the same variable on task 1, ``reduce_sum(big + 1.0)`` computed
+             on task 0: a big tensor received from another task and computed on
+             there.  Reported as GB/s of the variable.
 
 Client layout (``--client``): ``separate`` (the default, as in the seeds: every task
 is a ``join()`` subprocess and the client is a process of its own that reaches task
@@ -274,12 +277,37 @@ def case_fetch64mb(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
     return record
 
 
+def case_remote_sum64mb(tf: Any, args: argparse.Namespace) -> Dict[str, Any]:
+    """Throughput of computing on a 64 MiB tensor received from another task:
+    ``reduce_sum(big + 1.0)`` on task 0 of a variable held by task 1."""
+    with _cluster(tf, args).running() as cluster:
+        with tf.Graph().as_default():
+            with tf.device("/job:local/task:1"):
+                var = tf.Variable(tf.ones([FETCH_ELEMENTS], tf.float32), name="big")
+            with tf.device("/job:local/task:0"):
+                total = tf.reduce_sum(var + 1.0)
+            with tf.Session(cluster.target("local", 0)) as sess:
+                sess.run(tf.global_variables_initializer())
+                result = float(sess.run(total))
+                if result != 2.0 * FETCH_ELEMENTS:
+                    raise RuntimeError(f"remote_sum64mb computed {result}, expected "
+                                       f"{2.0 * FETCH_ELEMENTS}")
+                for _ in range(args.warmup):
+                    sess.run(total)
+                samples = time_calls(lambda: sess.run(total), args.steps, args.max_seconds)
+    record = base_record(args.framework, "remote_sum64mb", tf, samples)
+    record["bytes"] = FETCH_ELEMENTS * 4
+    record["gbps"] = record["bytes"] / 1e9 / record["median_s"]
+    return record
+
+
 CASES: Dict[str, Callable[[Any, argparse.Namespace], Dict[str, Any]]] = {
     "mean_step": case_mean_step,
     "fetch64mb": case_fetch64mb,
+    "remote_sum64mb": case_remote_sum64mb,
 }
-DEFAULT_STEPS = {"mean_step": 1000, "fetch64mb": 20}
-DEFAULT_WARMUP = {"mean_step": 50, "fetch64mb": 3}
+DEFAULT_STEPS = {"mean_step": 1000, "fetch64mb": 20, "remote_sum64mb": 20}
+DEFAULT_WARMUP = {"mean_step": 50, "fetch64mb": 3, "remote_sum64mb": 3}
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:

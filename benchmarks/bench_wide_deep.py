@@ -317,6 +317,63 @@ def global_step_timer(tf: Any) -> Any:
     return GlobalStepTimer()
 
 
+def cluster_traffic() -> Dict[str, Any]:
+    """The calls served (by method) and tensor bytes sent by every task of this
+    ``TF_CONFIG`` cluster so far, summed (tensorfleet only: its task status)."""
+    from tensorfleet.distributed.remote import client_for  # tensorfleet's tasks only
+
+    spec = json.loads(os.environ["TF_CONFIG"])["cluster"]
+    calls: Dict[str, int] = collections.Counter()
+    sent = 0
+    for addresses in spec.values():
+        for address in addresses:
+            st = client_for(address).call("GetStatus", {}, [], timeout=30)[0]
+            calls.update(st.get("calls") or {})
+            sent += int(st.get("bytes_out", 0))
+    return {"calls": dict(calls), "bytes_out": sent}
+
+
+def traffic_meter(tf: Any, warmup: int, every: int = 10) -> Any:
+    """A chief hook that takes ``cluster_traffic`` when the global step reaches
+    ``warmup`` and every ``every`` global steps after: the first and the last mark
+    bound the steady phase's messages and bytes. (Not at the end: the other
+    trainer may have finished and stopped serving by then.)"""
+
+    class TrafficMeter(tf.train.SessionRunHook):
+        def __init__(self) -> None:
+            self.marks: List[Tuple[int, Dict[str, Any]]] = []
+            self._step: Any = None
+
+        def begin(self) -> None:
+            self._step = tf.train.get_global_step()
+
+        def before_run(self, run_context: Any) -> Any:
+            return tf.train.SessionRunArgs(self._step)
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            step = int(run_values.results)
+            if step < warmup or (self.marks and step - self.marks[-1][0] < every):
+                return
+            try:
+                self.marks.append((step, cluster_traffic()))
+            except Exception:  # noqa: BLE001 - a task already gone: keep the marks taken
+                pass
+
+    return TrafficMeter()
+
+
+def per_step_traffic(marks: List[Any]) -> Dict[str, Any]:
+    """Calls by method and bytes per global step between the two ``TrafficMeter``
+    marks (the two status calls per task of each mark left out)."""
+    (g0, a), (g1, b) = marks[0], marks[-1]
+    steps = max(1, g1 - g0)
+    calls = {m: (n - a["calls"].get(m, 0)) / steps for m, n in b["calls"].items()
+             if m != "GetStatus" and n != a["calls"].get(m, 0)}
+    return {"traffic_steps": g1 - g0, "calls_per_step": calls,
+            "messages_per_step": sum(calls.values()),
+            "bytes_per_step": (b["bytes_out"] - a["bytes_out"]) / steps}
+
+
 def _write_json(path: Path, record: Dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record))
@@ -344,10 +401,12 @@ def run_cluster_task(tf: Any, args: argparse.Namespace) -> None:
         kernel_times.install()
     estimator = make_estimator(tf, args.model_dir)
     timer = global_step_timer(tf)
+    meter = traffic_meter(tf, args.warmup) if args.framework == "tensorfleet" else None
     total = args.warmup + args.steps
+    chief_hooks = [timer] + ([meter] if meter is not None else [])
     train_spec = tf.estimator.TrainSpec(
         make_input_fn(tf, train_path, BATCH, None, sharded=True), max_steps=total,
-        hooks=[timer] if job == "chief" else [])
+        hooks=chief_hooks if job == "chief" else [])
     eval_spec = tf.estimator.EvalSpec(make_input_fn(tf, eval_path, 1000, 1), steps=None,
                                       start_delay_secs=0, throttle_secs=1)
     started = time.perf_counter()
@@ -372,7 +431,8 @@ def run_cluster_task(tf: Any, args: argparse.Namespace) -> None:
                  "kernels": kernel_times.report(total) if kernel_times else ""})
     if job == "chief":
         _write_json(chief_done, {"stamps": timer.stamps, "started": started,
-                                 "version": framework_version(tf)})
+                                 "version": framework_version(tf),
+                                 "traffic": meter.marks if meter is not None else []})
     elif job == "evaluator" and metrics is not None:
         _write_json(results / "evaluator.json",
                     {k: float(np.asarray(metrics[k])) for k in
@@ -452,7 +512,9 @@ def run_cluster(args: argparse.Namespace) -> Dict[str, Any]:
         raise SystemExit(f"only {len(steady)} chief steps after global step {args.warmup}")
     (t0, g0), (t1, g1) = steady[0], steady[-1]
     per_step = (t1 - t0) / (g1 - g0)
+    traffic = per_step_traffic(chief["traffic"]) if len(chief.get("traffic", [])) > 1 else {}
     return {
+        **traffic,
         "framework": args.framework, "version": chief["version"], "case": "widedeep-cluster",
         "cluster": "chief + 2 ps + 1 worker + evaluator", "batch": BATCH,
         "steps": g1 - g0, "trained_steps": int(evaluator["global_step"]),

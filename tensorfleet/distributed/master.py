@@ -29,6 +29,7 @@ from concurrent.futures import FIRST_EXCEPTION, wait
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
+from tensorfleet.distributed import direct_fetch
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.partition import partition
 from tensorfleet.distributed.placement import get_log_device_placement, log_placement, place
@@ -228,9 +229,12 @@ class MasterSession:
 
     def run(self, feed_names: Sequence[str], feed_values: Sequence[Any],
             fetch_names: Sequence[str], target_names: Sequence[str],
-            timeout_ms: int = 0) -> List[Any]:
+            timeout_ms: int = 0, park_min_bytes: int = 0) -> List[Any]:
         """Runs one step; ``timeout_ms`` (``RunOptions.timeout_in_ms``), when positive,
-        replaces the session's ``operation_timeout_in_ms`` for it."""
+        replaces the session's ``operation_timeout_in_ms`` for it. With
+        ``park_min_bytes``, a fetch of at least that size that another task computes
+        stays parked there and is returned as a ``direct_fetch.ParkedTensor``, for
+        the client to pull from that task (``direct_fetch``)."""
         if len(feed_names) != len(feed_values):
             raise errors.InvalidArgumentError(None, None, "RunStep: feed names and values differ "
                                               "in number")
@@ -253,9 +257,14 @@ class MasterSession:
                 continue
             part_feeds = {n: feeds[n] for n in fnames}
             send = getattr(client, "run_graph_async", None)
+            park = None
+            if park_min_bytes and send is not None:
+                relayed = plan.relays.get(task, {})
+                names = [n for n in part[4] if n in fetch_names and n not in relayed]
+                park = direct_fetch.park_request(names, park_min_bytes) if names else None
             # Sent from this thread when the client can (no pool thread wakes up
             # just to send it); otherwise on the master's pool.
-            fut = send(handle, step.id, part_feeds) if send is not None else \
+            fut = send(handle, step.id, part_feeds, park) if send is not None else \
                 self.master.pool.submit(client.run_graph, handle, step.id, part_feeds)
             step.futures[fut] = task  # before the callbacks: a done future runs them at once
             if task in plan.relays:
@@ -521,9 +530,9 @@ class MasterService:
 
     def run_step(self, handle: str, feed_names: Sequence[str], feed_values: Sequence[Any],
                  fetch_names: Sequence[str], target_names: Sequence[str],
-                 timeout_ms: int = 0) -> List[Any]:
+                 timeout_ms: int = 0, park_min_bytes: int = 0) -> List[Any]:
         return self.session(handle).run(feed_names, feed_values, fetch_names, target_names,
-                                        timeout_ms)
+                                        timeout_ms, park_min_bytes)
 
     def close_session(self, handle: str) -> None:
         with self._lock:

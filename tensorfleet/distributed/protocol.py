@@ -30,8 +30,9 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.distributed import direct_fetch
 from tensorfleet.runtime.session import stable_value
-from tensorfleet.transport import ServiceHandlers, buffers
+from tensorfleet.transport import ServiceHandlers, buffers, limits
 
 SERVICE = "tensorfleet.Task"
 # Methods that may be called over the bulk side channel: each step's own calls.
@@ -86,6 +87,8 @@ class Traffic:
         self.bytes_in = 0
         self.bytes_out = 0
         self.sent_to: Dict[str, int] = {}
+        # Calls served, by method: with the bytes, the messages a step costs.
+        self.calls: Dict[str, int] = {}
         self._graph_callers: Dict[str, Tuple[str, str]] = {}  # handle -> (session, task)
 
     def registered(self, handle: str, session: str) -> None:
@@ -97,12 +100,13 @@ class Traffic:
             for h in [h for h, (s, _) in self._graph_callers.items() if s == session]:
                 del self._graph_callers[h]
 
-    def add(self, h: Dict[str, Any], n_in: int, n_out: int) -> None:
+    def add(self, method: str, h: Dict[str, Any], n_in: int, n_out: int) -> None:
         key, handle = h.get("key"), h.get("handle")
         keys = h.get("keys")
         if key is None and isinstance(keys, list) and keys:
             key = keys[0]  # a RecvTensors batch: every key goes to the same task
         with self._lock:
+            self.calls[method] = self.calls.get(method, 0) + 1
             self.bytes_in += n_in
             self.bytes_out += n_out
             dst = None
@@ -116,17 +120,17 @@ class Traffic:
     def snapshot(self) -> Dict[str, Any]:
         with self._lock:
             return {"bytes_in": self.bytes_in, "bytes_out": self.bytes_out,
-                    "bytes_sent_to": dict(self.sent_to)}
+                    "bytes_sent_to": dict(self.sent_to), "calls": dict(self.calls)}
 
 
 def _nbytes(tensors: Any) -> int:
     return sum(int(getattr(x, "nbytes", 0) or 0) for x in tensors or ())
 
 
-def _counted(fn: Handler, traffic: Traffic) -> Handler:
+def _counted(method: str, fn: Handler, traffic: Traffic) -> Handler:
     def call(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         out = fn(h, t)
-        traffic.add(h, _nbytes(t), _nbytes(out[1]))
+        traffic.add(method, h, _nbytes(t), _nbytes(out[1]))
         return out
     return call
 
@@ -156,9 +160,27 @@ def handlers(server: Any) -> ServiceHandlers:
         if timeout_ms < 0:
             raise errors.InvalidArgumentError(None, None, f"{m}: timeout_ms must not be "
                                               f"negative, got {timeout_ms}")
-        out = master.run_step(field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
-                              str_list(h, "targets", m), timeout_ms)
-        return {}, [stable_value(v, buffers.copy_of) for v in out]
+        args = (field(h, "session", str, m), feeds, t, str_list(h, "fetches", m),
+                str_list(h, "targets", m), timeout_ms)
+        if h.get("direct_pull") is True:
+            out = master.run_step(*args, park_min_bytes=direct_fetch.DIRECT_PULL_MIN_BYTES)
+        else:
+            out = master.run_step(*args)
+        remote = [[i, v.to_plain()] for i, v in enumerate(out)
+                  if isinstance(v, direct_fetch.ParkedTensor)]
+        if not remote:
+            return {}, [stable_value(v, buffers.copy_of) for v in out]
+        return {"remote": remote}, [stable_value(v, buffers.copy_of) for v in out
+                                    if not isinstance(v, direct_fetch.ParkedTensor)]
+
+    def fetch_parked(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
+        # The relay for a client that cannot reach the task holding its fetch.
+        def client_of(address: str) -> Any:
+            for task in master.cluster.all_tasks():
+                if master.cluster.address_of(task) == address and task != master.task:
+                    return master.worker(task).client
+            return None
+        return {}, direct_fetch.relay(client_of, h.get("parked"), limits.MAX_WAIT_SECS)
 
     def close_session(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         master.close_session(field(h, "session", str, "CloseSession"))
@@ -180,9 +202,24 @@ def handlers(server: Any) -> ServiceHandlers:
         names = str_list(h, "feeds", m)
         if len(names) != len(t):
             raise errors.InvalidArgumentError(None, None, f"{m}: feed names and tensors differ")
+        park = direct_fetch.parse_park_request(h.get("park"))
         out = worker.run_graph(field(h, "handle", str, m), field(h, "step_id", int, m),
                                dict(zip(names, t)))
-        return {"fetches": list(out)}, [stable_value(v, buffers.copy_of) for v in out.values()]
+        rpc = getattr(server, "_rpc", None)
+        if park is None or rpc is None:
+            return {"fetches": list(out)}, [stable_value(v, buffers.copy_of)
+                                            for v in out.values()]
+        fetches, values, parked = [], [], []
+        for name, v in out.items():
+            if name in park["names"] and isinstance(v, np.ndarray) and not v.dtype.hasobject \
+                    and v.nbytes >= park["min_bytes"]:
+                # Parked as a snapshot (a copy), so no stable_value copy first.
+                key, total, port = rpc.park({}, [v])
+                parked.append([name, key.hex(), total, port])
+            else:
+                fetches.append(name)
+                values.append(stable_value(v, buffers.copy_of))
+        return {"fetches": fetches, "parked": parked}, values
 
     def recv_tensor(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         m = "RecvTensor"
@@ -229,11 +266,11 @@ def handlers(server: Any) -> ServiceHandlers:
         "CreateSession": create_session, "ExtendSession": extend_session, "RunStep": run_step,
         "CloseSession": close_session, "Reset": reset, "RegisterGraph": register_graph,
         "RunGraph": run_graph, "RecvTensor": recv_tensor, "RecvTensors": recv_tensors,
-        "AbortStep": abort_step,
+        "AbortStep": abort_step, "FetchParked": fetch_parked,
         "CleanupSession": cleanup_session, "ResetWorker": reset_worker, "GetStatus": get_status,
     }
     # Counted the same whichever way a call arrives, gRPC or the side channel.
-    return ServiceHandlers({name: _counted(fn, traffic) for name, fn in methods.items()},
+    return ServiceHandlers({name: _counted(name, fn, traffic) for name, fn in methods.items()},
                            bulk_methods=BULK_METHODS)
 
 

@@ -8,7 +8,7 @@ from concurrent.futures import Future
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tensorfleet import errors
-from tensorfleet.distributed import protocol
+from tensorfleet.distributed import direct_fetch, protocol
 from tensorfleet.distributed.cluster import ConfigProto
 from tensorfleet.framework.graph import Graph, Operation, Tensor
 from tensorfleet.framework.serialization import graph_to_plain
@@ -43,13 +43,18 @@ def client_for(address: str, token: Optional[str] = None, credentials: Any = Non
         return c
 
 
-def _session_client(address: str, server: Any = None) -> RpcClient:
-    """The client of a session's master: with the TLS credentials of the server in
-    this process, else those of ``$TENSORFLEET_TLS_CA_FILE`` and friends, else none."""
+def _session_credentials(server: Any = None) -> Any:
+    """The TLS credentials of the server in this process, else those of
+    ``$TENSORFLEET_TLS_CA_FILE`` and friends, else none."""
     credentials = getattr(server, "_channel_credentials", None) if server is not None else None
     if credentials is None:
         credentials = auth.channel_credentials_from_env()
-    return client_for(address, credentials=credentials)
+    return credentials
+
+
+def _session_client(address: str, server: Any = None) -> RpcClient:
+    """The client of a session's master, with ``_session_credentials``."""
+    return client_for(address, credentials=_session_credentials(server))
 
 
 class RemoteWorker:
@@ -98,18 +103,30 @@ class RemoteWorker:
             err.unreachable = True
             raise err from None
 
-    def run_graph_async(self, handle: str, step_id: int, feeds: Dict[str, Any]) -> Future:
-        """``run_graph`` without waiting: a Future of the fetches by name."""
-        call = self.client.call_async("RunGraph", {"handle": handle, "step_id": step_id,
-                                                   "feeds": list(feeds)},
-                                      list(feeds.values()), STEP_TIMEOUT)
+    def run_graph_async(self, handle: str, step_id: int, feeds: Dict[str, Any],
+                        park: Optional[Dict[str, Any]] = None) -> Future:
+        """``run_graph`` without waiting: a Future of the fetches by name. With ``park``
+        (``direct_fetch.park_request``), big fetches among its names stay on the task
+        and come back as ``direct_fetch.ParkedTensor``s."""
+        header = {"handle": handle, "step_id": step_id, "feeds": list(feeds)}
+        if park is not None:
+            header["park"] = park
+        call = self.client.call_async("RunGraph", header, list(feeds.values()), STEP_TIMEOUT)
         out: Future = Future()
 
         def done(f: Future) -> None:
             exc = f.exception()
             if exc is None:
                 h, t = f.result()
-                out.set_result(dict(zip(h["fetches"], t)))
+                try:
+                    result = _fetches(h, t, self.task)
+                    if h.get("parked"):
+                        result.update(direct_fetch.parked_results(self.client.address,
+                                                                  h["parked"]))
+                except errors.OpError as e:
+                    out.set_exception(e)
+                    return
+                out.set_result(result)
                 return
             if isinstance(exc, errors.OpError) and exc.task is None:
                 exc.task = self.task
@@ -148,6 +165,14 @@ class RemoteWorker:
         return self._call("GetStatus", {})[0]
 
 
+def _fetches(h: Dict[str, Any], t: List[Any], task: str) -> Dict[str, Any]:
+    names = h.get("fetches")
+    if not isinstance(names, list) or len(names) != len(t):
+        raise errors.InternalError(None, None, f"RunGraph reply from {task}: fetch names "
+                                   f"and tensors differ", task=task)
+    return dict(zip(names, t))
+
+
 def _address(target: str) -> str:
     if not target.startswith("grpc://"):
         raise errors.InvalidArgumentError(None, None, f"Session target {target!r} is not "
@@ -169,6 +194,7 @@ class GrpcSessionBackend:
         address = _address(target)
         server = process.current().local_servers.get(address)
         self.client = _session_client(address, server)
+        self._credentials = _session_credentials(server)
         self._master = server.master if server is not None else None
         self.handle: Optional[str] = None
         self._sent = 0
@@ -215,8 +241,25 @@ class GrpcSessionBackend:
             # The master cancels the step at op_ms and says so; the call gives up a
             # little later, for a master that cannot answer at all.
             timeout = op_ms / 1000.0 + OPERATION_TIMEOUT_GRACE
-        _, out = self.client.call("RunStep", header, list(feed_values), timeout=timeout)
-        return out
+        # Big fetches that another task computes come from that task directly.
+        header["direct_pull"] = True
+        h, out = self.client.call("RunStep", header, list(feed_values), timeout=timeout)
+        remote = h.get("remote")
+        if remote is None:
+            return out
+        if not isinstance(remote, list) or len(remote) + len(out) != len(fetches):
+            raise errors.InternalError(None, None, "RunStep reply: fetched and parked tensors "
+                                       "do not add up to the fetches")
+        full: List[Any] = [None] * len(fetches)
+        at = {e[0] for e in remote if isinstance(e, list) and e and isinstance(e[0], int)}
+        rest = iter(out)
+        for i in range(len(fetches)):
+            if i not in at:
+                full[i] = next(rest, None)
+        direct_fetch.pull(self.client,
+                          lambda address: client_for(address, credentials=self._credentials),
+                          remote, full, timeout)
+        return full
 
     def close(self) -> None:
         if self.handle is not None and self._master is not None:

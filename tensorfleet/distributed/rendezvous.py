@@ -85,11 +85,11 @@ class Rendezvous:
                     return [self._items.pop(k) for k in wanted]
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    late = errors.DeadlineExceededError(
-                        None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} for "
-                        f"tensor {missing[0][1].split(';')[0]!r} of step {step_id}")
-                    late.missing_key = missing[0][1]
-                    raise late
+                    # Made by a helper, not held in a local: a frame that holds the
+                    # exception it raises is a reference cycle (exception, traceback,
+                    # frame), and every frame up the stack would stay alive with it,
+                    # the caller's received tensors included, until the cyclic GC.
+                    raise self._timed_out(step_id, missing[0][1], timeout)
                 w = _Waiter(len(missing))
                 for k in missing:
                     if k in self._waiters:
@@ -103,6 +103,28 @@ class Rendezvous:
                 for k in missing:
                     if self._waiters.get(k) is w:
                         del self._waiters[k]
+
+    def _timed_out(self, step_id: int, key: str, timeout: float) -> errors.DeadlineExceededError:
+        late = errors.DeadlineExceededError(
+            None, None, f"Timed out after {timeout:.0f}s waiting on {self.task} for "
+            f"tensor {key.split(';')[0]!r} of step {step_id}")
+        late.missing_key = key
+        return late
+
+    def take_ready(self, step_id: int, keys: List[str]) -> Tuple[Optional[List[Any]], str]:
+        """``(tensors, "")`` with the tensors under ``keys`` removed if all are here
+        now, else ``(None, first missing key)`` with nothing removed; the step's error
+        if it was aborted. Never waits, and raises nothing on the common path where
+        a receiver asks before the sender ran."""
+        wanted = [(step_id, k) for k in keys]
+        with self._lock:
+            err = self._aborted.get(step_id)
+            if err is not None:
+                raise type(err)(err.node_def, None, err.message, task=err.task)
+            for k in wanted:
+                if k not in self._items:
+                    return None, k[1]
+            return [self._items.pop(k) for k in wanted], ""
 
     def abort(self, step_id: int, error: errors.OpError) -> None:
         """Fails every current and future wait of ``step_id`` with ``error``."""

@@ -216,7 +216,9 @@ def group_receives(parts: Dict[str, Partition],
     read on a ps form one group; a worker's gradients, which all depend on those
     parameters, form another). A send that waits for nothing (a worker's local
     step counter) joins such a group when everything its receiver does with it
-    also needs the group. Every group is checked on the transfer graph.
+    also needs the group. Sends left over whose receives all arrive in one group
+    form a group of their own (a ps's embedding gathers, each waiting for its own
+    ids). Every group is checked on the transfer graph.
     """
     graph = graph if graph is not None else TransferGraph(parts)
     n = 0
@@ -240,6 +242,35 @@ def group_receives(parts: Dict[str, Partition],
                     free = [k for k in free if k not in joiners]
                     groups = groups[1:]
             for keys in groups + [free]:
+                if len(keys) > 1 and _try_group(graph, keys):
+                    _mark(parts[dst], keys, f"{src}#{n}")
+                    n += 1
+    # Sends that wait for different receives which themselves arrive together (in
+    # one group) become ready together too; they travel together, and with a group
+    # already made whose members need nothing else.
+    for src, p in parts.items():
+        loose = {}  # type: Dict[str, Dict[FrozenSet[str], List[str]]]
+        made = {}  # type: Dict[str, Dict[str, List[str]]]
+        for nd in p.tail:
+            if nd["op"] != "_Send":
+                continue
+            key = _key(nd)
+            dst = key.rsplit(";", 1)[1]
+            if dst not in parts:
+                continue
+            if key in graph.group_of:
+                made.setdefault(dst, {}).setdefault(graph.group_of[key], []).append(key)
+                continue
+            arrive = frozenset(graph.group_of.get(d, d) for d in graph.deps.get(key, ()))
+            if len(arrive) == 1 and next(iter(arrive)) in graph.group_of.values():
+                loose.setdefault(dst, {}).setdefault(arrive, []).append(key)
+        for dst, sets in loose.items():
+            for arrive, keys in sets.items():
+                for members in made.get(dst, {}).values():
+                    if all(frozenset(graph.group_of.get(d, d) for d in graph.deps.get(m, ()))
+                           <= arrive for m in members):
+                        keys = members + keys
+                        break
                 if len(keys) > 1 and _try_group(graph, keys):
                     _mark(parts[dst], keys, f"{src}#{n}")
                     n += 1

@@ -253,12 +253,9 @@ class WorkerService:
         answered that way at once instead of holding a thread.
         """
         timeout = limits.check_wait(timeout, "the receive timeout")
-        try:
-            return self.rendezvous.take_many(step_id, keys, 0.0)
-        except errors.DeadlineExceededError as e:
-            if not hasattr(e, "missing_key"):
-                raise  # the step was aborted with a deadline error: not a wait of ours
-            missing = e.missing_key
+        ready, missing = self.rendezvous.take_ready(step_id, keys)
+        if ready is not None:
+            return ready
         seconds, bound = limits.bound(timeout, self.max_wait)
         if seconds <= 0:
             raise self._late(step_id, missing, timeout, seconds, bound)

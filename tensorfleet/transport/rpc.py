@@ -426,12 +426,22 @@ class RpcServer:
         payload = json.dumps(_error_payload(failure, self.task)).encode("utf-8")
         return bulk.STATUS_ERROR, [payload], len(payload)
 
-    def _reply(self, parts: List[wire.Buffer], total: int) -> bytes:
-        """The unary reply for an encoded reply: the frame itself, or a handle to it."""
-        listener = self._bulk
-        if total <= (STREAM_THRESHOLD if listener is None else BULK_THRESHOLD):
-            return b"".join(parts)
-        # Copy now rather than during the fetch: the tensors (a variable, say) may
+    def park(self, header: Dict[str, Any], tensors: Sequence[Any]) -> Tuple[bytes, int, int]:
+        """Parks the message ``(header, tensors)`` as a snapshot that any client holding
+        the cluster token and the returned key may fetch once, within
+        ``RESPONSE_TTL``, from this server (its side channel or ``_Fetch``), as it
+        fetches a big reply: ``(key, total bytes, side channel port or 0)``.
+
+        A master hands such a key to its client so that a big fetched tensor goes
+        from the task holding it to the client directly.
+        """
+        parts, total = wire.encode_parts(header, tensors)
+        key = self._pending.put(self._snapshot(parts, total))
+        return key, total, self._bulk.port if self._bulk is not None else 0
+
+    @staticmethod
+    def _snapshot(parts: List[wire.Buffer], total: int) -> np.ndarray:
+        # Copied now rather than during the fetch: the tensors (a variable, say) may
         # be updated in place once the handler has returned, and the client must
         # get the values as they were at this moment. One contiguous buffer serves
         # both the side channel (one send) and ``_Fetch`` (slices of it).
@@ -441,7 +451,14 @@ class RpcServer:
             piece = np.frombuffer(part, dtype=np.uint8)
             buf[pos:pos + piece.size] = piece
             pos += piece.size
-        key = self._pending.put(buf)
+        return buf
+
+    def _reply(self, parts: List[wire.Buffer], total: int) -> bytes:
+        """The unary reply for an encoded reply: the frame itself, or a handle to it."""
+        listener = self._bulk
+        if total <= (STREAM_THRESHOLD if listener is None else BULK_THRESHOLD):
+            return b"".join(parts)
+        key = self._pending.put(self._snapshot(parts, total))
         if listener is None:
             return _HANDLE.pack(HANDLE_MAGIC, PROTOCOL_VERSION, 0, total, key)
         return _BULK_HANDLE.pack(HANDLE_MAGIC, PROTOCOL_VERSION, _FLAG_BULK, total, key,

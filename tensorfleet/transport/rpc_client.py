@@ -411,6 +411,37 @@ class RpcClient:
                 raise rpc_protocol._too_big(len(reply), self._max_message_bytes, "this client")
             return reply
         total, key, port = self._parse_handle(reply)
+        return self._fetch_parked(key, total, port, deadline)
+
+    def redeem(self, key: bytes, total: int, port: int, timeout: float) -> wire.Message:
+        """The message the server parked under ``key`` (``RpcServer.park``): ``total``
+        bytes, over its side channel on ``port`` when that can be used, else with
+        ``_Fetch``.
+
+        Raises:
+          AbortedError: the server does not have it (expired or fetched already).
+          UnavailableError: the server cannot be reached.
+          ResourceExhaustedError: ``total`` is over this client's message limit.
+          DeadlineExceededError: ``timeout`` passed.
+        """
+        timeout = self._check_timeout(timeout)
+        if not isinstance(key, bytes) or len(key) != 16 or isinstance(total, bool) \
+                or not isinstance(total, int) or total <= 0 or isinstance(port, bool) \
+                or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise errors.InvalidArgumentError(
+                None, None, f"a parked message needs a 16-byte key, a positive size and a "
+                f"port, got {len(key) if isinstance(key, bytes) else key!r}, {total!r}, "
+                f"{port!r}")
+        deadline = time.monotonic() + timeout
+        try:
+            buf = self._fetch_parked(key, total, port, deadline)
+        except grpc.RpcError as e:
+            raise self._translate(e, rpc_protocol.FETCH_METHOD, timeout) from None
+        except TimeoutError:
+            raise self._deadline_error(rpc_protocol.FETCH_METHOD, timeout) from None
+        return wire.decode(buf, self._max_message_bytes)
+
+    def _fetch_parked(self, key: bytes, total: int, port: int, deadline: float) -> wire.Buffer:
         if total > self._max_message_bytes:
             raise rpc_protocol._too_big(total, self._max_message_bytes, "this client")
         if port and self._may_use_bulk(port):

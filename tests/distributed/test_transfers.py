@@ -144,3 +144,28 @@ def test_a_big_tensor_is_pulled_rather_than_relayed():
         assert list(parts[PS].relays) == ["small/read:0"]
         assert [nd["attr"]["key"]["s"].split(";")[0] for nd in parts[PS].tail
                 if nd["op"] == "_Send"] == ["big/read:0"]
+
+
+def test_gathers_waiting_on_ids_that_arrive_together_travel_together():
+    """A ps gathers rows for two id tensors that come in one group from the worker:
+    the gathered tensors, each waiting for its own ids, travel back together."""
+    with tf.Graph().as_default():
+        with tf.device(PS):
+            emb = tf.Variable(np.ones([10, 4], np.float32), name="emb")
+        with tf.device(WK):
+            ids_a = tf.constant([1, 2], name="ids_a")
+            ids_b = tf.constant([3], name="ids_b")
+        with tf.device(PS):
+            rows_a = tf.gather(emb, ids_a, name="rows_a")
+            rows_b = tf.gather(emb, ids_b, name="rows_b")
+            scale = tf.reduce_sum(emb, name="scale")
+        with tf.device(WK):
+            out = tf.reduce_sum(rows_a) + tf.reduce_sum(rows_b) + scale
+        master = CLUSTER
+        ops = prune([out], [], set())
+        parts = partition(ops, place(ops, master, PS), [], [out], [])
+        plan_transfers(parts, PS)  # the master on the ps: nothing rides a reply there
+        assert _groups(parts[PS]) == [["ids_a:0", "ids_b:0"]]
+        # rows_a and rows_b wait for different ids, which arrive in one group; the
+        # sum, which waits for nothing, joins them: one RecvTensors call back.
+        assert _groups(parts[WK]) == [["rows_a:0", "rows_b:0", "scale:0"]]

@@ -12,6 +12,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.numpy.pooled_output import pooled_ufunc
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -30,15 +31,21 @@ def _simple(op_type: str, fn: Any) -> None:
 
 
 for _op, _fn in {
-    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
-    "Minimum": np.minimum, "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater,
+    "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater,
     "GreaterEqual": np.greater_equal, "LogicalAnd": np.logical_and,
-    "LogicalOr": np.logical_or, "LogicalNot": np.logical_not, "Neg": np.negative,
-    "Square": np.square, "Abs": np.abs, "Sign": np.sign, "Tanh": np.tanh, "Floor": np.floor,
-    "Ceil": np.ceil, "Round": np.round, "Sin": np.sin, "Cos": np.cos, "IsFinite": np.isfinite,
+    "LogicalOr": np.logical_or, "LogicalNot": np.logical_not, "Sign": np.sign,
+    "Floor": np.floor, "Ceil": np.ceil, "Round": np.round, "IsFinite": np.isfinite,
     "IsNan": np.isnan, "IsInf": np.isinf,
 }.items():
     _simple(_op, _fn)
+
+# Arithmetic whose result has its inputs' dtype: big float results reuse memory.
+for _op, _fn in {
+    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
+    "Minimum": np.minimum, "Neg": np.negative, "Square": np.square, "Abs": np.abs,
+    "Tanh": np.tanh, "Sin": np.sin, "Cos": np.cos,
+}.items():
+    _simple(_op, pooled_ufunc(_fn))
 
 
 def _quiet(op_type: str, fn: Any) -> None:
@@ -50,7 +57,7 @@ def _quiet(op_type: str, fn: Any) -> None:
 
 for _op, _fn in {"Exp": np.exp, "Expm1": np.expm1, "Log": np.log, "Log1p": np.log1p,
                  "Sqrt": np.sqrt}.items():
-    _quiet(_op, _fn)
+    _quiet(_op, pooled_ufunc(_fn))
 
 
 @register_kernel("AddN")
