@@ -11,7 +11,6 @@ from tensorfleet.keras import activations as _acts
 from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.layers.base import Layer
-from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import linalg_ops as L
 from tensorfleet.ops import math_ops as M
 
