@@ -80,3 +80,24 @@ def test_dynamic_loss_scale_skips_bad_steps_and_grows():
     sess.run(step, {bad: False})
     assert sess.run(opt.loss_scale) == 8.0
     np.testing.assert_allclose(sess.run(v), [0.64, 1.28], rtol=1e-5)
+
+
+def test_export_archive_writes_a_servable_saved_model(tmp_path):
+    rng = np.random.RandomState(1)
+    model = keras.Sequential([keras.layers.Dense(2, activation="relu", input_shape=(3,)),
+                              keras.layers.Dense(1)])
+    x = rng.randn(5, 3).astype(np.float32)
+    want = model.predict(x)
+    archive = keras.export.ExportArchive()
+    archive.track(model)
+    archive.add_endpoint("serve", model, input_signature=[keras.Input(shape=(3,))])
+    path = str(tmp_path / "exported")
+    archive.write_out(path)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        sig = meta.signature_def["serve"]
+        inp = sess.graph.get_tensor_by_name(sig.inputs["input_0"].name)
+        out = sess.graph.get_tensor_by_name(sig.outputs["output_0"].name)
+        np.testing.assert_allclose(sess.run(out, {inp: x}), want, rtol=1e-6)
+    with pytest.raises(ValueError, match="track"):
+        keras.export.ExportArchive().add_endpoint("f", model, [keras.Input(shape=(3,))])
