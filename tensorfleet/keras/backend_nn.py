@@ -170,7 +170,8 @@ def local_conv2d(inputs: Any, kernel: Any, kernel_size: Any, strides: Any,
 
 def batch_normalization(x: Any, mean: Any, var: Any, beta: Any, gamma: Any, axis: int = -1,
                         epsilon: float = 1e-3) -> Tensor:
-    """``gamma * (x - mean) / sqrt(var + epsilon) + beta`` (statistics broadcast)."""
+    """``gamma * (x - mean) / sqrt(var + epsilon) + beta``; the statistics broadcast
+    against ``x``, which makes ``axis`` (Keras's hint for a fused kernel) redundant."""
     return NN.batch_normalization(x, mean, var, beta, gamma, epsilon)
 
 
@@ -277,7 +278,8 @@ def rnn(step_function: Callable[..., Any], inputs: Any, initial_states: Sequence
 
     Returns (last output, all outputs [batch, time, ...], final states). With ``mask``
     [batch, time], masked steps keep the previous states and repeat the previous output
-    (zeros with ``zero_output_for_mask``). The number of steps must be known.
+    (zeros with ``zero_output_for_mask``). The number of steps must be known: the loop is
+    always unrolled, so ``unroll`` changes nothing and ``input_length`` is not needed.
     """
     x = convert_to_tensor(inputs)
     if not time_major:
