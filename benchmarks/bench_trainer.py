@@ -277,11 +277,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def drive(args: argparse.Namespace) -> Dict[str, Any]:
-    """Starts the ps and worker tasks, runs one case, always kills every task; the record."""
-    ports = free_ports(args.ps + args.workers)
-    ps_hosts = ",".join(f"localhost:{p}" for p in ports[:args.ps])
-    worker_hosts = ",".join(f"localhost:{p}" for p in ports[args.ps:])
+def drive(args: argparse.Namespace, hosts: Any = None) -> Dict[str, Any]:
+    """Starts the ps and worker tasks, runs one case, always kills every task; the record.
+
+    ``hosts``: a ``tensorfleet.testing.hosts.NetworkHosts`` with one host per task (the
+    ps first): each task runs on its own host, and the record gets the bytes the hosts
+    sent over their links per global step of the steady window."""
+    if hosts is None:
+        ports = free_ports(args.ps + args.workers)
+        addresses = [f"localhost:{p}" for p in ports]
+    else:
+        # Every host has its own ports: the same one everywhere, as on real machines.
+        addresses = [f"{a}:2222" for a in hosts.addresses[:args.ps + args.workers]]
+    ps_hosts = ",".join(addresses[:args.ps])
+    worker_hosts = ",".join(addresses[args.ps:])
     env = {k: v for k, v in os.environ.items() if k not in TUNING_VARIABLES}
     env.update(PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="2")
     if args.framework == "tensorfleet":
@@ -294,11 +303,14 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
             "--last_step", str(args.last_step), "--warmup", str(args.warmup),
             "--threads", args.threads] + (["--sync"] if sync else [])
     tasks: List[Task] = []
-    ps_cpu: Optional[float] = None
+    ps_cpu: Optional[Tuple[float, float]] = None
+    link: Optional[Tuple[int, float]] = None
     try:
         roles = [("ps", i) for i in range(args.ps)] + [("worker", i) for i in range(args.workers)]
-        for job, index in roles:
-            tasks.append(Task(base + ["--job_name", job, "--task_index", str(index)], env, t0))
+        for n, (job, index) in enumerate(roles):
+            prefix = hosts.prefix(n) if hosts is not None else []
+            tasks.append(Task(prefix + base + ["--job_name", job, "--task_index", str(index)],
+                              env, t0))
         ps_tasks, workers = tasks[:args.ps], tasks[args.ps:]
         finished = True
         if args.case == "sync_job":
@@ -308,10 +320,12 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
             if not wait_until(lambda: all("WARM" in w.lines for w in workers), tasks,
                               start + args.timeout):
                 raise RuntimeError(f"workers not warm after {args.timeout:.0f}s")
+            sent0 = _link_bytes(hosts)
             cpu0, wall0 = sum(cpu_seconds(t.proc.pid) for t in ps_tasks), time.monotonic()
             time.sleep(args.measure_seconds)
             ps_cpu = (sum(cpu_seconds(t.proc.pid) for t in ps_tasks) - cpu0,
                       time.monotonic() - wall0)
+            link = (_link_bytes(hosts) - sent0, ps_cpu[1]) if hosts is not None else None
             # The chief first, alone: a sync step needs every worker's gradients, so a
             # worker that left its loop first would leave the chief's step hanging.
             os.kill(workers[0].proc.pid, signal.SIGUSR1)
@@ -329,7 +343,18 @@ def drive(args: argparse.Namespace) -> Dict[str, Any]:
     finally:
         for task in tasks:
             task.kill()
-    return make_record(args, workers, finished, wall, ps_cpu)
+    record = make_record(args, workers, finished, wall, ps_cpu)
+    if link is not None and record.get("steps_per_s"):
+        sent, seconds = link
+        record["link_bytes_per_global_step"] = sent / (record["steps_per_s"] * seconds)
+    return record
+
+
+def _link_bytes(hosts: Any) -> int:
+    """The bytes every host has sent over its link so far (0 without hosts)."""
+    if hosts is None:
+        return 0
+    return sum(hosts.counters(i)["tx_bytes"] for i in range(hosts.n))
 
 
 def make_record(args: argparse.Namespace, workers: List[Task], finished: bool,

@@ -23,7 +23,10 @@ Each training task reads its own shard of the training set
 (``Dataset.shard(num_worker_replicas, global_id_in_cluster)``). The ps tasks
 exit once the chief and the workers are done; the evaluator exits after
 evaluating the checkpoint at ``--max_steps`` and, with ``--results_file``,
-writes its metrics there as JSON.
+writes its metrics there as JSON. After the final evaluation the model is exported as a
+SavedModel under ``<model_dir>/export/digits/<timestamp>`` (its ``serving_default``
+signature takes serialized ``tf.train.Example``s with 64 ``pixels`` and gives the
+classes and probabilities), which TensorFlow's SavedModel loader loads too.
 """
 
 import tensorfleet as tf
@@ -97,6 +100,12 @@ def make_input_fns(batch_size, seed):
     return train_input_fn, eval_input_fn
 
 
+def serving_input_receiver_fn():
+    """The serving input: a batch of serialized ``tf.train.Example``s of 64 pixels."""
+    return tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        {"pixels": tf.FixedLenFeature([64], tf.float32)})()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model_dir", default=os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
@@ -138,12 +147,16 @@ def main():
     eval_spec = tf.estimator.EvalSpec(eval_input_fn, steps=None,
                                       start_delay_secs=args.start_delay_secs,
                                       throttle_secs=args.throttle_secs,
-                                      max_wait_secs=args.max_wait_secs)
-    metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+                                      max_wait_secs=args.max_wait_secs,
+                                      exporters=tf.estimator.FinalExporter(
+                                          "digits", serving_input_receiver_fn))
+    metrics, exports = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
     role = f"{config.task_type}:{config.task_id}"
     if metrics is None:
         logger.info("%s finished", role)
         return
+    for path in exports or []:
+        logger.info("%s exported the model to %s", role, os.fsdecode(path))
     logger.info("%s final metrics: %s", role, metrics)
     if args.results_file:
         tmp = args.results_file + ".tmp"

@@ -22,7 +22,11 @@ On a cluster of one chief, two parameter servers, one worker and an evaluator::
     tensorfleet launch --chief --ps 2 --workers 1 --evaluator --no-flags examples/wide_deep.py
 
 Every task writes the same file (deterministically, under ``--data_dir``); the
-evaluator prints the final AUC. Swap the first import to run it under TensorFlow.
+evaluator prints the final AUC. After the final evaluation the model is exported as a
+SavedModel under ``<model_dir>/export/wide_deep/<timestamp>``, fed serialized
+``tf.train.Example``s (the classify, regress and predict signatures TensorFlow Serving
+serves); TensorFlow's SavedModel loader loads it too. Swap the first import to run it
+under TensorFlow.
 """
 
 import tensorfleet as tf
@@ -101,6 +105,12 @@ def feature_columns(hash_buckets, embedding_dim):
     return categorical + crossed, numeric + embeddings
 
 
+def serving_input_receiver_fn(columns):
+    """The serving input: a batch of serialized ``tf.train.Example``s of ``columns``."""
+    spec = tf.feature_column.make_parse_example_spec(columns)
+    return tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model_dir", default=os.path.join(tempfile.gettempdir(), "tensorfleet_examples",
@@ -149,8 +159,10 @@ def main():
         max_steps=args.max_steps)
     eval_spec = tf.estimator.EvalSpec(
         make_input_fn(eval_path, 1000, 1, False, args.seed), steps=None,
-        start_delay_secs=0, throttle_secs=args.throttle_secs, max_wait_secs=900)
-    metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+        start_delay_secs=0, throttle_secs=args.throttle_secs, max_wait_secs=900,
+        exporters=tf.estimator.FinalExporter("wide_deep",
+                                             serving_input_receiver_fn(wide + deep)))
+    metrics, exports = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
     role = f"{config.task_type}:{config.task_id}"
     if metrics is None:
         logger.info("%s finished", role)
@@ -158,6 +170,8 @@ def main():
     print(f"{role} AUC: {metrics['auc']:.4f} (accuracy {metrics['accuracy']:.4f}, "
           f"average loss {metrics['average_loss']:.4f}, step {metrics['global_step']})",
           flush=True)
+    for path in exports or []:
+        print(f"{role} exported the model to {os.fsdecode(path)}", flush=True)
     if args.results_file:
         tmp = args.results_file + ".tmp"
         with open(tmp, "w") as f:

@@ -7,7 +7,8 @@ re-raised at the caller as the same subclass.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+import contextlib
+from typing import Any, Dict, Iterator, Optional, Type
 
 OK = 0
 CANCELLED = 1
@@ -122,7 +123,43 @@ def make_error(code: int, message: str, node_def: Any = None,
     return exception_type_from_error_code(code)(node_def, None, message, task=task)
 
 
+def error_code_from_exception_type(cls: Type[OpError]) -> int:
+    """The canonical code of an ``OpError`` subclass (``tf.errors.NOT_FOUND`` for
+    ``NotFoundError`` ...).
+
+    Raises:
+      TypeError: ``cls`` is not an ``OpError`` subclass.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, OpError)):
+        raise TypeError(f"error_code_from_exception_type needs an OpError subclass, got "
+                        f"{cls!r}")
+    return int(cls.error_code)
+
+
+class _Status:
+    """What ``raise_exception_on_not_ok_status`` yields: a code (``OK`` until ``set``) and a
+    message."""
+
+    def __init__(self) -> None:
+        self.code, self.message = OK, ""
+
+    def set(self, code: int, message: str) -> None:
+        """Records a failure (``code`` a canonical error code)."""
+        self.code, self.message = int(code), str(message)
+
+
+@contextlib.contextmanager
+def raise_exception_on_not_ok_status() -> Iterator[_Status]:
+    """A context yielding a status object; if the block sets it to a code other than
+    ``OK``, the matching ``OpError`` subclass is raised on leaving the block."""
+    status = _Status()
+    yield status
+    if status.code != OK:
+        raise make_error(status.code, status.message)
+
+
 __all__ = [
+    "error_code_from_exception_type", "raise_exception_on_not_ok_status",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
     "DeadlineExceededError", "NotFoundError", "AlreadyExistsError",
     "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",

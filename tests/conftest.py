@@ -1,6 +1,6 @@
 """Shared test setup: each test starts with a fresh default graph; the suite runs on
 parallel workers (pytest-xdist), with the tests that start whole clusters of processes
-kept to two lanes so that they never crowd a small machine's cores."""
+kept to three lanes so that they never crowd a small machine's cores."""
 
 import os
 
@@ -9,14 +9,14 @@ import pytest
 import tensorfleet as tf
 
 # Test files whose tests start several processes each (clusters, launches, faults).
-# Each lane runs its files one test at a time; the two lanes are balanced by the time
+# Each lane runs its files one test at a time; the lanes are balanced by the time
 # their files take, and every other test spreads over the remaining workers.
 _PROCESS_LANES = {
     "processes-a": (
         "distributed/test_faults.py", "collectives/test_collectives_failure.py",
         "distributed/test_server_limits.py", "examples/test_allreduce_convnet.py",
         "examples/test_seed_examples.py", "examples/test_autoencoder_word2vec.py",
-        "saved_model/test_saved_model.py", "testing/test_netns.py",
+        "saved_model/test_saved_model.py", "collectives/test_multihost_allreduce.py",
         "examples/test_core_examples.py", "runtime/test_threads.py",
         "docs/test_doc_commands.py", "examples/test_estimator_example_output.py",
     ),
@@ -27,7 +27,13 @@ _PROCESS_LANES = {
         "estimator/test_canned_estimators.py", "distributed/test_shutdown.py",
         "cli/test_server_cmd.py", "training/test_sigterm_checkpoint.py",
         "training/test_sync_recovery.py", "cli/test_launch_reports.py",
-        "cli/test_launch_allreduce.py",
+        "cli/test_launch_allreduce.py", "collectives/test_shm_hosts.py",
+        "testing/test_hosts.py",
+    ),
+    # Clusters on network hosts (namespaces) with partitions: a minute of waiting
+    # alone for the longest cut, so a lane of their own.
+    "processes-hosts": (
+        "distributed/test_multihost_trainer.py",
     ),
 }
 _LANE_OF = {path: lane for lane, paths in _PROCESS_LANES.items() for path in paths}
@@ -57,6 +63,29 @@ def pytest_collection_modifyitems(config, items):
 def _fresh_graph():
     tf.reset_default_graph()
     yield
+
+
+@pytest.fixture
+def network_hosts():
+    """A factory of ``tensorfleet.testing.hosts.NetworkHosts``: ``network_hosts(n,
+    rate=None)`` makes n hosts, removed with everything running on them at teardown.
+    Skips, saying why, where network namespaces cannot be made."""
+    from tensorfleet.testing import hosts
+    why = hosts.unavailable()
+    if why:
+        pytest.skip(f"network namespaces unavailable: {why}")
+    hosts.sweep()  # what a killed earlier run left
+    made = []
+
+    def make(n, rate=None):
+        h = hosts.NetworkHosts(n, rate=rate)
+        made.append(h)
+        return h.create()
+    try:
+        yield make
+    finally:
+        for h in made:
+            h.close()
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from tensorfleet.collectives.strategy import (CollectiveAllReduceStrategy,
     get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
 from tensorfleet.training.distributed_optimizer import (BroadcastGlobalVariablesHook,
     Compression, DistributedOptimizer, broadcast_global_variables, broadcast_variables)
+from tensorfleet.distributed.input_context import InputContext, InputReplicationMode
+from tensorfleet.distributed.server import Server
 
 from tensorfleet.api import distribute_cluster_resolver as cluster_resolver
 from tensorfleet.api import distribute_experimental as experimental
@@ -21,4 +23,5 @@ __all__ = ["BroadcastGlobalVariablesHook", "CollectiveAllReduceStrategy",
            "MultiWorkerMirroredStrategy", "ReduceOp", "ReplicaContext",
            "broadcast_global_variables", "broadcast_variables", "cluster_resolver",
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
-           "in_cross_replica_context"]
+           "in_cross_replica_context",
+           "InputContext", "InputReplicationMode", "Server"]

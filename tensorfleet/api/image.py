@@ -21,8 +21,12 @@ from tensorfleet.ops.image_patches_ops import extract_patches
 from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.image_adjust_ops import (
     resize_image_with_crop_or_pad as resize_with_crop_or_pad)
+from tensorfleet.ops.image_jpeg_ops import (adjust_jpeg_quality, decode_and_crop_jpeg,
+    decode_webp, is_jpeg, random_jpeg_quality)
 
-__all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
+__all__ = ["adjust_jpeg_quality", "decode_and_crop_jpeg", "decode_webp", "is_jpeg",
+           "random_jpeg_quality",
+           "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "central_crop", "combined_non_max_suppression",
            "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box", "decode_bmp",
            "decode_gif", "decode_image", "decode_jpeg", "decode_png", "draw_bounding_boxes",

@@ -3,6 +3,7 @@
 from tensorfleet.framework.graph_util import write_graph
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
+from tensorfleet.ops.priority_queue_ops import PriorityQueue
 from tensorfleet.ops.image_ops import (decode_image, decode_jpeg, decode_png, encode_jpeg,
     encode_png)
 from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
@@ -19,6 +20,9 @@ from tensorfleet.api import io_gfile as gfile
 from tensorfleet.ops.tensor_serialization_ops import (parse_tensor, serialize_tensor)
 
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
+from tensorfleet.ops.json_example_ops import decode_json_example
+from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
+    serialize_many_sparse, serialize_sparse)
 
 __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "decode_jpeg",
            "decode_png", "decode_raw", "encode_base64", "encode_jpeg", "encode_png",
@@ -27,4 +31,7 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "parse_single_example", "parse_single_sequence_example", "parse_tensor",
            "QueueBase", "RandomShuffleQueue", "read_file", "serialize_tensor", "SparseFeature",
            "tf_record_iterator", "TFRecordCompressionType", "TFRecordOptions",
-           "TFRecordWriter", "VarLenFeature", "write_file", "write_graph"]
+           "TFRecordWriter", "VarLenFeature", "write_file", "write_graph",
+           "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
+           "serialize_sparse",
+           "PriorityQueue"]

@@ -7,6 +7,7 @@ from tensorfleet.nn_layers.objects import (AveragePooling1D, AveragePooling2D,
     MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv2D, average_pooling1d,
     average_pooling3d, conv1d, conv2d_transpose, conv3d, deconv_output_length, max_pooling1d,
     max_pooling3d, separable_conv2d)
+from tensorfleet.nn_layers.conv3d_transpose import Conv3DTranspose, conv3d_transpose
 
 __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization",
            "Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Dense", "Dropout", "Flatten",
@@ -14,4 +15,5 @@ __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNor
            "average_pooling1d", "average_pooling2d", "average_pooling3d",
            "batch_normalization", "conv1d", "conv2d", "conv2d_transpose", "conv3d",
            "deconv_output_length", "dense", "dropout", "flatten", "max_pooling1d",
-           "max_pooling2d", "max_pooling3d", "separable_conv2d"]
+           "max_pooling2d", "max_pooling3d", "separable_conv2d",
+           "Conv3DTranspose", "conv3d_transpose"]

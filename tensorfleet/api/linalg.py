@@ -14,10 +14,35 @@ from tensorfleet.ops.nn_ops import l2_normalize
 
 from tensorfleet.ops.linalg_composite_ops import (cross, lstsq, matrix_rank, normalize,
     pinv)
+from tensorfleet.ops.linear_operator import (LinearOperator, LinearOperatorAdjoint,
+    LinearOperatorComposition, LinearOperatorInversion)
+from tensorfleet.ops.linear_operator_blocks import (LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular, LinearOperatorCirculant, LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D, LinearOperatorKronecker)
+from tensorfleet.ops.linear_operator_matrices import (LinearOperatorDiag,
+    LinearOperatorFullMatrix, LinearOperatorHouseholder, LinearOperatorIdentity,
+    LinearOperatorLowerTriangular, LinearOperatorLowRankUpdate, LinearOperatorPermutation,
+    LinearOperatorScaledIdentity, LinearOperatorToeplitz, LinearOperatorTridiag,
+    LinearOperatorZeros)
+from tensorfleet.ops.lu_ops import (lu, lu_matrix_inverse, lu_reconstruct, lu_solve)
+from tensorfleet.ops.matrix_functions import (expm, logm, sqrtm)
+from tensorfleet.ops.tridiagonal_ops import (eigh_tridiagonal, tridiagonal_matmul,
+    tridiagonal_solve)
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
-           "diag_part", "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv",
-           "l2_normalize", "logdet", "lstsq", "matmul", "matrix_rank", "matrix_transpose",
-           "matvec", "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd",
-           "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose",
-           "triangular_solve"]
+from tensorfleet.api import linalg_experimental as experimental
+
+__all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+           "LinearOperatorBlockLowerTriangular", "LinearOperatorCirculant",
+           "LinearOperatorCirculant2D", "LinearOperatorCirculant3D", "LinearOperatorComposition",
+           "LinearOperatorDiag", "LinearOperatorFullMatrix", "LinearOperatorHouseholder",
+           "LinearOperatorIdentity", "LinearOperatorInversion", "LinearOperatorKronecker",
+           "LinearOperatorLowRankUpdate", "LinearOperatorLowerTriangular",
+           "LinearOperatorPermutation", "LinearOperatorScaledIdentity", "LinearOperatorToeplitz",
+           "LinearOperatorTridiag", "LinearOperatorZeros", "adjoint", "band_part", "cholesky",
+           "cholesky_solve", "cross", "det", "diag", "diag_part", "eigh", "eigh_tridiagonal",
+           "eigvalsh", "einsum", "experimental", "expm", "eye", "global_norm", "inv",
+           "l2_normalize", "logdet", "logm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct",
+           "lu_solve", "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "normalize",
+           "pinv", "qr", "set_diag", "slogdet", "solve", "sqrtm", "svd", "tensor_diag",
+           "tensor_diag_part", "tensordot", "trace", "transpose", "triangular_solve",
+           "tridiagonal_matmul", "tridiagonal_solve"]

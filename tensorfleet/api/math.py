@@ -29,25 +29,32 @@ from tensorfleet.ops.segment_ops import (segment_max, segment_mean, segment_min,
 from tensorfleet.ops.check_ops import (is_non_decreasing, is_strictly_increasing)
 
 from tensorfleet.ops.math_composite_ops import (cumulative_logsumexp, xlog1py)
+from tensorfleet.ops.complex_ops import (angle, conj, imag, real)
+from tensorfleet.ops.approx_top_k_ops import (approx_max_k, approx_min_k)
+from tensorfleet.ops.sobol_ops import sobol_sample
+from tensorfleet.ops.special_functions import (erfcinv, igamma, igammac)
 
-__all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin",
-           "asinh", "atan", "atan2", "atanh", "bessel_i0", "bessel_i0e", "bessel_i1",
-           "bessel_i1e", "betainc", "bincount", "ceil", "confusion_matrix", "cos", "cosh",
-           "count_nonzero", "cumprod", "cumsum", "cumulative_logsumexp", "digamma", "divide",
-           "divide_no_nan", "equal", "erf", "erfc", "erfinv", "exp", "expm1", "floor",
-           "floordiv", "floormod", "greater", "greater_equal", "in_top_k",
-           "invert_permutation", "is_finite", "is_inf", "is_nan", "is_non_decreasing",
-           "is_strictly_increasing", "l2_normalize", "lbeta", "less", "less_equal", "lgamma",
-           "log", "log1p", "log_sigmoid", "log_softmax", "logical_and", "logical_not",
-           "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply",
-           "multiply_no_nan", "ndtri", "negative", "nextafter", "not_equal", "polygamma",
-           "polyval", "pow", "realdiv", "reciprocal", "reciprocal_no_nan", "reduce_all",
-           "reduce_any", "reduce_euclidean_norm", "reduce_logsumexp", "reduce_max",
-           "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
-           "reduce_variance", "rint", "round", "rsqrt", "scalar_mul", "segment_max",
-           "segment_mean", "segment_min", "segment_prod", "segment_sum", "sigmoid", "sign",
-           "sin", "sinh", "softmax", "softplus", "softsign", "sqrt", "square",
-           "squared_difference", "subtract", "tan", "tanh", "top_k", "trace", "truediv",
-           "truncatediv", "truncatemod", "unsorted_segment_max", "unsorted_segment_mean",
-           "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n",
-           "unsorted_segment_sum", "xdivy", "xlog1py", "xlogy", "zero_fraction", "zeta"]
+from tensorfleet.api import math_special as special
+
+__all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_n", "angle", "approx_max_k",
+           "approx_min_k", "argmax", "argmin", "asin", "asinh", "atan", "atan2", "atanh",
+           "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc", "bincount", "ceil",
+           "confusion_matrix", "conj", "cos", "cosh", "count_nonzero", "cumprod", "cumsum",
+           "cumulative_logsumexp", "digamma", "divide", "divide_no_nan", "equal", "erf", "erfc",
+           "erfcinv", "erfinv", "exp", "expm1", "floor", "floordiv", "floormod", "greater",
+           "greater_equal", "igamma", "igammac", "imag", "in_top_k", "invert_permutation",
+           "is_finite", "is_inf", "is_nan", "is_non_decreasing", "is_strictly_increasing",
+           "l2_normalize", "lbeta", "less", "less_equal", "lgamma", "log", "log1p", "log_sigmoid",
+           "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum",
+           "minimum", "mod", "multiply", "multiply_no_nan", "ndtri", "negative", "nextafter",
+           "not_equal", "polygamma", "polyval", "pow", "real", "realdiv", "reciprocal",
+           "reciprocal_no_nan", "reduce_all", "reduce_any", "reduce_euclidean_norm",
+           "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
+           "reduce_std", "reduce_sum", "reduce_variance", "rint", "round", "rsqrt", "scalar_mul",
+           "segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum", "sigmoid",
+           "sign", "sin", "sinh", "sobol_sample", "softmax", "softplus", "softsign", "special",
+           "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "top_k", "trace",
+           "truediv", "truncatediv", "truncatemod", "unsorted_segment_max",
+           "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
+           "unsorted_segment_sqrt_n", "unsorted_segment_sum", "xdivy", "xlog1py", "xlogy",
+           "zero_fraction", "zeta"]

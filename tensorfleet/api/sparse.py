@@ -21,8 +21,12 @@ from tensorfleet.ops.sparse_ops import (sparse_add as add, sparse_concat as conc
 from tensorfleet.ops.accumulator_ops import SparseConditionalAccumulator
 
 from tensorfleet.ops.sparse_construct_ops import (expand_dims, eye, from_dense, mask)
+from tensorfleet.ops.sparse_reductions import (bincount, sparse_merge as merge,
+    sparse_reduce_max_sparse as reduce_max_sparse,
+    sparse_reduce_sum_sparse as reduce_sum_sparse)
 
-__all__ = ["add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows",
+__all__ = ["bincount", "merge", "reduce_max_sparse", "reduce_sum_sparse",
+           "add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows",
            "from_dense", "mask", "matmul", "maximum", "minimum", "placeholder", "reduce_max",
            "reduce_sum", "reorder", "reset_shape", "reshape", "retain", "segment_mean",
            "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul",

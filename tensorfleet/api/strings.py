@@ -9,7 +9,9 @@ from tensorfleet.ops.string_manip_ops import (string_join as join, length, lower
     string_to_hash_bucket as to_hash_bucket, to_number, upper)
 
 from tensorfleet.ops.string_ngrams_ops import ngrams
+from tensorfleet.ops.string_unicode_ops import unicode_transcode, unsorted_segment_join
 
 __all__ = ["as_string", "format", "join", "length", "lower", "ngrams", "reduce_join",
            "regex_full_match", "regex_replace", "split", "strip", "substr", "to_hash_bucket",
-           "to_hash_bucket_fast", "to_hash_bucket_strong", "to_number", "upper"]
+           "to_hash_bucket_fast", "to_hash_bucket_strong", "to_number", "upper",
+           "unicode_transcode", "unsorted_segment_join"]

@@ -10,7 +10,28 @@ from tensorfleet.compat.renamed_ops import (batch_matmul, concat_v2, mul, neg, p
 from tensorfleet.distributed.cluster import (ConfigProto, RunMetadata, RunOptions)
 from tensorfleet.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,
     int16, int32, int64, int8, string, uint16, uint8)
+from tensorfleet.dtypes import (QUANTIZED_DTYPES, bfloat16, complex128, complex64, qint16,
+    qint32, qint8, quint16, quint8, resource, uint32, uint64, variant)
 from tensorfleet.errors import OpError
+from tensorfleet.ops.complex_ops import (angle, complex, conj, imag, real, to_bfloat16,
+    to_complex128, to_complex64)
+from tensorfleet.ops.fake_quant_ops import (fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient, fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient, fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient)
+from tensorfleet.ops.linalg_composite_ops import cross
+from tensorfleet.ops.matrix_functions import sqrtm as matrix_square_root
+from tensorfleet.ops.nn_conv_variant_ops import (conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2)
+from tensorfleet.ops.sparse_reductions import (sparse_merge, sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse)
+from tensorfleet.ops.quantize_ops import (dequantize, quantize, quantize_v2,
+    quantized_concat)
+from tensorfleet.ops.ragged_tensor import RaggedTensor
+from tensorfleet.ops.special_functions import (igamma, igammac)
+from tensorfleet.ops.stateless_random_distributions import random_index_shuffle
+from tensorfleet.ops.spectral_ops import (fft, fft2d, fft3d, fftnd, ifft, ifft2d, ifft3d,
+    ifftnd, irfftnd, rfftnd)
 from tensorfleet.framework.config_options import (GPUOptions, GraphOptions, LogMessage,
     OptimizerOptions)
 from tensorfleet.framework.device import DeviceSpec
@@ -24,7 +45,9 @@ from tensorfleet.framework.indexed_slices import (IndexedSlices, IndexedSlicesVa
 from tensorfleet.framework.sparse_tensor import (SparseTensor, SparseTensorValue)
 from tensorfleet.framework.tensor import (Tensor, convert_to_tensor,
     register_tensor_conversion_function)
-from tensorfleet.framework.tensor_shape import (Dimension, TensorShape)
+from tensorfleet.framework.tensor_shape import (Dimension, TensorShape, dimension_at_index)
+from tensorfleet.framework.type_spec import (IndexedSlicesSpec, NoneTensorSpec, OptionalSpec,
+    SparseTensorSpec, TensorArraySpec, TensorSpec, TypeSpec, type_spec_from_value)
 from tensorfleet.framework.tensor_util import (make_ndarray, make_tensor_proto)
 from tensorfleet.gradients.gradients_impl import (AggregationMethod, gradients)
 from tensorfleet.kernels.backends import (cpu_kernel_backend, set_cpu_kernel_backend)
@@ -62,6 +85,18 @@ from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBas
     RandomShuffleQueue)
 from tensorfleet.ops.decode_compressed_ops import decode_compressed
 from tensorfleet.ops.edit_distance_ops import edit_distance
+from tensorfleet.ops.function_wrappers import (grad_pass_through, py_function, recompute_grad,
+    vectorized_map)
+from tensorfleet.framework.static_value import get_static_value, is_symbolic_tensor
+from tensorfleet.framework.module import Module
+from tensorfleet.compat.behavior import (disable_tensor_equality, enable_tensor_equality,
+    executing_eagerly_outside_functions)
+from tensorfleet.platform.tf_logging import get_logger
+from tensorfleet.saved_model.signature import TensorInfo
+from tensorfleet.ops.priority_queue_ops import PriorityQueue
+from tensorfleet.ops.json_example_ops import decode_json_example
+from tensorfleet.ops.sparse_serialization_ops import (deserialize_many_sparse,
+    serialize_many_sparse, serialize_sparse)
 from tensorfleet.ops.image_patches_ops import extract_image_patches
 from tensorfleet.ops.functional_ops import (foldl, foldr, map_fn, scan, while_loop)
 from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
@@ -69,7 +104,7 @@ from tensorfleet.ops.hash_ops import (sparse_cross, sparse_cross_hashed,
 from tensorfleet.ops.image_adjust_ops import random_crop
 from tensorfleet.ops.init_ops import (Constant as constant_initializer,
     GlorotNormal as glorot_normal_initializer, GlorotUniform as glorot_uniform_initializer,
-    Identity as identity_initializer, initializers, Ones as ones_initializer,
+    Identity as identity_initializer, Ones as ones_initializer,
     Orthogonal as orthogonal_initializer, RandomNormal as random_normal_initializer,
     RandomUniform as random_uniform_initializer,
     TruncatedNormal as truncated_normal_initializer,
@@ -158,11 +193,13 @@ from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAP
 # The namespaces.
 from tensorfleet import (compat, contrib, data, dtypes, dynamic_embedding, errors, estimator,
     feature_column, keras, saved_model)
+from tensorfleet.api import audio, initializers, mixed_precision, types
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
+from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
-from tensorfleet.testing import testcase as test
+from tensorfleet.api import test
 
 __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_ops", "add_n",
            "add_to_collection", "add_to_collections", "AggregationMethod", "all_variables", "app",
@@ -273,4 +310,36 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "variable_scope", "variables_initializer", "VariableScope", "VariableV1",
            "variance_scaling_initializer", "VarLenFeature", "verify_tensor_all_finite", "version",
            "where", "where_v2", "while_loop", "WholeFileReader", "with_dependencies", "write_file",
-           "zeros", "zeros_initializer", "zeros_like", "zeta"]
+           "zeros", "zeros_initializer", "zeros_like", "zeta"] + [
+    # dtypes
+    "QUANTIZED_DTYPES", "bfloat16", "complex128", "complex64", "qint16", "qint32", "qint8",
+    "quint16", "quint8", "resource", "uint32", "uint64", "variant",
+    # complex numbers and FFTs
+    "angle", "complex", "conj", "fft", "fft2d", "fft3d", "fftnd", "ifft", "ifft2d", "ifft3d",
+    "ifftnd", "imag", "irfftnd", "real", "rfftnd", "to_complex128", "to_complex64",
+    # special functions
+    "igamma", "igammac", "matrix_square_root",
+    # random
+    "random_index_shuffle",
+    # namespaces
+    "distributions", "ragged", "signal", "spectral",
+    # ragged tensors
+    "RaggedTensor",
+    # nn, quantization, sparse
+    "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2", "cross",
+    "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient", "sparse_merge",
+    "sparse_reduce_max_sparse", "sparse_reduce_sum_sparse", "to_bfloat16",
+    # quantized tensors
+    "dequantize", "quantize", "quantize_v2", "quantized_concat",
+    # io, data, testing, training and typing additions
+    "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec", "SparseTensorSpec",
+    "TensorArraySpec", "TensorSpec", "TypeSpec", "type_spec_from_value",
+    "dimension_at_index", "mixed_precision", "audio", "decode_json_example",
+    "deserialize_many_sparse", "serialize_many_sparse", "serialize_sparse",
+    "PriorityQueue", "grad_pass_through", "py_function", "recompute_grad",
+    "vectorized_map", "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
+    "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
+    "TensorInfo", "Module", "types"]

@@ -18,6 +18,7 @@ from tensorfleet.training.checkpoint_management import (CheckpointState, NewChec
     get_checkpoint_state, latest_checkpoint, list_variables, load_checkpoint, load_variable,
     remove_checkpoint, update_checkpoint_state)
 from tensorfleet.training.checkpoint_object import Checkpoint
+from tensorfleet.training.checkpoint_manager import CheckpointManager
 from tensorfleet.training.coordinator import (Coordinator, LooperThread)
 from tensorfleet.training.device_setter import replica_device_setter
 from tensorfleet.training.input import (batch, batch_join, input_producer, limit_epochs,
@@ -59,6 +60,7 @@ from tensorfleet.training.training_util import (assert_global_step, create_globa
     get_global_step, get_or_create_global_step, global_step)
 
 from tensorfleet.api import train_queue_runner as queue_runner
+from tensorfleet.api import train_experimental as experimental
 
 __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamOptimizer",
            "add_queue_runner", "assert_global_step", "basic_train_loop", "batch", "batch_join",
@@ -91,4 +93,6 @@ __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamO
            "string_input_producer", "summary_iterator", "SummarySaverHook", "SummaryWriter",
            "Supervisor", "SyncReplicasOptimizer", "TFConfigClusterResolver",
            "update_checkpoint_state", "VocabInfo", "warm_start", "WorkerSessionCreator",
-           "write_graph"]
+           "write_graph",
+           "experimental",
+           "CheckpointManager"]

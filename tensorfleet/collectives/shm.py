@@ -22,7 +22,13 @@ random name, its space reserved with ``posix_fallocate`` so a full tmpfs is an
 error now, not a SIGBUS later), sends its name and a random nonce to the others,
 opens theirs and checks size and nonce, and tells everyone whether it could. Only
 if every rank could is shared memory used; otherwise (ranks on other hosts, no
-/dev/shm) the group keeps using its ring for good. Once everyone has opened
+/dev/shm) the group keeps using its ring for good.
+
+A peer's segment is opened only if the peer runs on this host as the network sees it:
+same kernel (boot id) and same network namespace. Ranks in different network
+namespaces of one machine (containers, or the test hosts of
+``tensorfleet.testing.hosts``) may well see one /dev/shm, yet they are separate
+hosts to the network and their all-reduce must measure the network path. Once everyone has opened
 every segment, each owner removes its name, so nothing is left behind even if a
 process is killed afterwards. A process killed during set-up, while its peers may
 still be opening its segment, cannot remove the name; the name holds the creator's
@@ -34,6 +40,7 @@ makes, and only if it is a regular file of the expected size.
 from __future__ import annotations
 
 import logging
+import hashlib
 import mmap
 import os
 import re
@@ -99,11 +106,27 @@ def remove_stale_segments(directory: Optional[str] = None) -> int:
             removed += 1
             logger.info("removed %s, left by a process that is gone", entry.path)
     return removed
+def host_key() -> bytes:
+    """16 bytes that ranks share exactly when they share a host: a hash of the
+    kernel's boot id and this process's network namespace."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", "rb") as f:
+            boot = f.read(64).strip()
+    except OSError:
+        boot = b""
+    try:
+        netns = os.stat("/proc/self/ns/net").st_ino
+    except OSError:
+        netns = 0
+    return hashlib.sha256(boot + b"/" + str(netns).encode("ascii")).digest()[:_HOST]
+
+
 # Segment layout: the owner's nonce, then the data, 64-byte aligned.
 _HEADER = 64
 _NONCE = 16
-# The set-up message: the segment name (NUL-padded) and the nonce.
+# The set-up message: the segment name (NUL-padded), the sender's host key, the nonce.
 _MSG = 128
+_HOST = 16
 _OK, _FAILED = 1, 2
 
 
@@ -193,10 +216,7 @@ def _set_up(g: Any, seg: SharedSegments, nbytes: int, timeout: float) -> bool:
     name = segment_name()
     path = os.path.join(SHM_DIR, name)
     own = _create(path, _HEADER + capacity, nonce)
-    msg = np.zeros(_MSG, np.uint8)
-    if own is not None:
-        msg[:len(name)] = np.frombuffer(name.encode("ascii"), np.uint8)
-        msg[_MSG - _NONCE:] = np.frombuffer(nonce, np.uint8)
+    msg = setup_message(name, nonce) if own is not None else np.zeros(_MSG, np.uint8)
     got = {p: np.empty(_MSG, np.uint8) for p in range(n) if p != r}
     votes = {p: np.empty(1, np.uint8) for p in got}
     maps: Dict[int, mmap.mmap] = {}
@@ -254,10 +274,23 @@ def _create(path: str, size: int, nonce: bytes) -> Optional[mmap.mmap]:
     return m
 
 
+def setup_message(name: str, nonce: bytes, key: Optional[bytes] = None) -> np.ndarray:
+    """What a rank sends its peers at set-up: its segment's name, its host key
+    (default ``host_key()``) and its segment's nonce."""
+    msg = np.zeros(_MSG, np.uint8)
+    msg[:len(name)] = np.frombuffer(name.encode("ascii"), np.uint8)
+    msg[_MSG - _NONCE - _HOST:_MSG - _NONCE] = np.frombuffer(
+        host_key() if key is None else key, np.uint8)
+    msg[_MSG - _NONCE:] = np.frombuffer(nonce, np.uint8)
+    return msg
+
+
 def _open_peer(msg: np.ndarray, size: int) -> Optional[mmap.mmap]:
     """Maps the segment a peer announced, if its name, size and nonce check out."""
-    raw = bytes(msg[:_MSG - _NONCE]).rstrip(b"\0")
+    raw = bytes(msg[:_MSG - _NONCE - _HOST]).rstrip(b"\0")
     nonce = bytes(msg[_MSG - _NONCE:])
+    if bytes(msg[_MSG - _NONCE - _HOST:_MSG - _NONCE]) != host_key():
+        return None  # another host, though it may see the same /dev/shm
     try:
         name = raw.decode("ascii")
     except UnicodeDecodeError:
@@ -292,4 +325,4 @@ def _unlink(path: str) -> None:
 
 
 __all__ = ["SharedSegments", "usable", "all_reduce", "SHM_DIR", "segment_name",
-           "remove_stale_segments"]
+           "remove_stale_segments", "host_key", "setup_message"]

@@ -8,3 +8,7 @@ from tensorfleet.compat.behavior import (  # noqa: F401
     disable_eager_execution, disable_resource_variables, disable_v2_behavior,
     disable_v2_tensorshape, enable_eager_execution, enable_v2_behavior, executing_eagerly,
     resource_variables_enabled)
+from tensorfleet.compat.forward_compat import (  # noqa: F401
+    forward_compatibility_horizon, forward_compatible)
+from tensorfleet.framework.tensor_shape import dimension_at_index  # noqa: F401
+from tensorfleet.ops.array_transform_ops import dimension_value  # noqa: F401

@@ -64,6 +64,28 @@ def enable_v2_behavior() -> None:
     raise RuntimeError("enable_v2_behavior: " + _NO_EAGER)
 
 
-__all__ = ["disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
+def executing_eagerly_outside_functions() -> bool:
+    """False: outside functions too, ops build a graph."""
+    return False
+
+
+def disable_tensor_equality() -> None:
+    """Asks for TensorFlow 1.x ``==`` on tensors (identity, so tensors can key dicts and
+    sets), which is tensorfleet's only kind."""
+
+
+def enable_tensor_equality() -> None:
+    """Always raises: element-wise ``==`` on tensors is TensorFlow 2.x behaviour; use
+    ``tf.equal``.
+
+    Raises:
+      RuntimeError: saying so.
+    """
+    raise RuntimeError("enable_tensor_equality: tensorfleet's Tensor == is identity, as in "
+                       "TensorFlow 1.x; compare values with tf.equal")
+
+
+__all__ = ["executing_eagerly_outside_functions", "disable_tensor_equality",
+           "enable_tensor_equality", "disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
            "disable_v2_tensorshape", "resource_variables_enabled", "executing_eagerly",
            "enable_eager_execution", "enable_v2_behavior"]

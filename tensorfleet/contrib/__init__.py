@@ -10,6 +10,8 @@ from tensorfleet.contrib import crf  # noqa: F401,E402  (tf.contrib.crf)
 from tensorfleet.contrib import image  # noqa: F401,E402  (tf.contrib.image)
 from tensorfleet.contrib import data  # noqa: F401,E402  (tf.contrib.data)
 from tensorfleet.contrib import tensorboard  # noqa: F401,E402  (tf.contrib.tensorboard)
+from tensorfleet.contrib import cudnn_rnn  # noqa: F401,E402  (tf.contrib.cudnn_rnn)
+from tensorfleet.contrib import quantize  # noqa: F401,E402  (tf.contrib.quantize)
 from tensorfleet.contrib import module_paths as _module_paths  # noqa: F401,E402  (.python.layers)
 
 __all__ = ["framework", "layers", "training"]
@@ -20,3 +22,4 @@ __all__ += ["opt"]
 __all__ += ["dynamic_embedding"]
 __all__ += ["crf"]
 __all__ += ["image"]
+__all__ += ["cudnn_rnn", "quantize"]

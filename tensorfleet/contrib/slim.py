@@ -22,6 +22,10 @@ from tensorfleet.contrib import slim_utils as utils  # noqa: F401,E402
 from tensorfleet.contrib.layers_norm import instance_norm  # noqa: F401,E402
 from tensorfleet.contrib import slim_prefetch_queue as prefetch_queue  # noqa: F401,E402
 from tensorfleet.training.training_util import create_global_step  # noqa: F401,E402
+from tensorfleet.contrib import slim_dataset as dataset  # noqa: F401,E402
+from tensorfleet.contrib import slim_data_provider as dataset_data_provider  # noqa: F401,E402
+from tensorfleet.contrib import slim_data_provider as parallel_reader  # noqa: F401,E402
+from tensorfleet.contrib import slim_tfexample_decoder as tfexample_decoder  # noqa: F401,E402
 
 __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "assign_from_checkpoint_fn", "get_model_variables", "get_or_create_global_step",
@@ -34,3 +38,4 @@ __all__ = ["losses", "add_arg_scope", "arg_scope", "assign_from_checkpoint",
            "variance_scaling_initializer", "xavier_initializer"]
 __all__ += ["learning", "model_analyzer", "utils", "instance_norm"]
 __all__ += ["prefetch_queue", "create_global_step"]
+__all__ += ["dataset", "dataset_data_provider", "parallel_reader", "tfexample_decoder"]

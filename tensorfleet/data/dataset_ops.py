@@ -43,6 +43,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.data import dataset_compose as _compose
 from tensorfleet.data import readers
+from tensorfleet.data.options import Options, check_options
 from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan, flatten,
                                            map_structure, pack_sequence_as)
 from tensorfleet.framework.graph import Graph, Tensor, convert_to_tensor
@@ -358,8 +359,23 @@ class Dataset:
         return self.interleave(map_func, cycle_length=1, block_length=1)
 
     def _with(self, stage: Any, spec: Any = None) -> "Dataset":
-        return Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
-                       self._spec if spec is None else spec)
+        out = Dataset(self._source, self._leaves, self._source_spec, self._stages + (stage,),
+                      self._spec if spec is None else spec)
+        out._options = getattr(self, "_options", None)
+        return out
+
+    def with_options(self, options: Any) -> "Dataset":
+        """This data set with ``options`` (a ``tf.data.Options``) merged over its own; later
+        transformations keep them (see ``data/options.py`` for what they do)."""
+        check_options(options)
+        out = Dataset(self._source, self._leaves, self._source_spec, self._stages, self._spec)
+        out._options = options if getattr(self, "_options", None) is None \
+            else self._options.merge(options)
+        return out
+
+    def options(self) -> Any:
+        """The ``tf.data.Options`` set on this data set (defaults when none were)."""
+        return getattr(self, "_options", None) or Options()
 
     def shard(self, num_shards: Any, index: Any) -> "Dataset":
         """Keeps elements ``index, index + num_shards, ...``: this worker's part."""

@@ -21,6 +21,20 @@ from tensorfleet.data.single_element import get_single_element
 from tensorfleet.data.example_parsing import make_batched_features_dataset, parse_example_dataset
 from tensorfleet.data.csv_dataset import CsvDataset, make_csv_dataset
 from tensorfleet.data.sampling import choose_from_datasets, sample_from_datasets
+from tensorfleet.data.from_list import from_list
+from tensorfleet.data.device_placement import copy_to_device, prefetch_to_device
+from tensorfleet.data.random_dataset import RandomDataset
+from tensorfleet.data.sql_dataset import SqlDataset
+from tensorfleet.data.tfrecord_writer import TFRecordWriter
+from tensorfleet.data.table_initialization import (DatasetInitializer,
+    index_table_from_dataset, table_from_dataset)
+from tensorfleet.data.options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
+    DistributeOptions, ExternalStatePolicy, OptimizationOptions, SHARD_HINT, ServiceOptions,
+    ThreadingOptions)
+from tensorfleet.framework.type_spec import (DatasetSpec as DatasetStructure,
+    OptionalSpec as OptionalStructure, SparseTensorSpec as SparseTensorStructure,
+    TensorArraySpec as TensorArrayStructure, TensorSpec as TensorStructure,
+    TypeSpec as Structure, dataset_structure as get_structure)
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -58,6 +72,17 @@ def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
         return _check_dataset(ds, "map_and_batch").map(map_func).batch(
             batch_size, drop_remainder=drop_remainder)
     return apply
+
+
+def map_and_batch_with_legacy_function(map_func: Callable[..., Any], batch_size: Any,
+                                       num_parallel_batches: Optional[int] = None,
+                                       drop_remainder: bool = False,
+                                       num_parallel_calls: Optional[int] = None
+                                       ) -> Transformation:
+    """``map_and_batch``: TensorFlow's "legacy function" tracing mode has one form here,
+    the one every map function is traced with."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder,
+                         num_parallel_calls)
 
 
 def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
@@ -119,4 +144,14 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "get_single_element", "group_by_window", "INFINITE_CARDINALITY", "make_csv_dataset",
            "map_and_batch", "padded_batch_and_drop_remainder", "parallel_interleave",
            "sample_from_datasets", "shuffle_and_repeat", "take_while", "unbatch", "unique",
-           "UNKNOWN_CARDINALITY"]
+           "UNKNOWN_CARDINALITY",
+           "DatasetStructure", "OptionalStructure", "SparseTensorStructure",
+           "TensorArrayStructure", "TensorStructure", "Structure", "get_structure",
+           "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
+           "ExternalStatePolicy", "OptimizationOptions", "SHARD_HINT", "ServiceOptions",
+           "ThreadingOptions",
+           "from_list", "copy_to_device", "prefetch_to_device", "RandomDataset",
+           "SqlDataset", "DatasetInitializer", "index_table_from_dataset",
+           "table_from_dataset",
+           "map_and_batch_with_legacy_function",
+           "TFRecordWriter"]

@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from tensorfleet import errors
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
 from tensorfleet.distributed.partition import partition
-from tensorfleet.distributed.placement import log_placement, place
+from tensorfleet.distributed.placement import get_log_device_placement, log_placement, place
 from tensorfleet.distributed.step_state import (
     AbortRequested, AbortTasks, Action, CallerGone, Event, PartitionFailed, PartitionReplied,
     PingsAnswered, PingTasks, ReportSlow, StepLifecycle, TaskUnresponsive, Tick)
@@ -187,7 +187,7 @@ class MasterSession:
             ops = prune(fetch_ts, target_ops, set(feed_ts))
             placement = place(ops, self.master.cluster, self.master.task,
                               self.config.allow_soft_placement, self.config.device_filters)
-            if self.config.log_device_placement:
+            if self.config.log_device_placement or get_log_device_placement():
                 for line in log_placement(placement):
                     sys.stderr.write(line + "\n")
             parts = partition(ops, placement, feed_ts, fetch_ts, target_ops)

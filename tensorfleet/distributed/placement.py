@@ -130,6 +130,23 @@ def _matches(task: DeviceSpec, pattern: DeviceSpec) -> bool:
             and (pattern.task is None or pattern.task == task.task))
 
 
+# tf.debugging.set_log_device_placement: log placements for every session.
+_LOG_ALWAYS = [False]
+
+
+def set_log_device_placement(enabled: bool) -> None:
+    """Logs where each op runs, as ``ConfigProto(log_device_placement=True)`` does, for
+    every session whatever its config (while ``enabled``)."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool, got {enabled!r}")
+    _LOG_ALWAYS[0] = enabled
+
+
+def get_log_device_placement() -> bool:
+    """Whether ``set_log_device_placement(True)`` is in effect."""
+    return _LOG_ALWAYS[0]
+
+
 def log_placement(placement: Dict[Operation, str]) -> List[str]:
     """One ``op: (type): /job:x/task:n/device:CPU:0`` line per op, also logged."""
     lines = [f"{op.name}: ({op.type}): {task}/replica:0/device:CPU:0"
@@ -139,4 +156,5 @@ def log_placement(placement: Dict[Operation, str]) -> List[str]:
     return lines
 
 
-__all__ = ["place", "task_of", "log_placement"]
+__all__ = ["place", "task_of", "log_placement", "set_log_device_placement",
+           "get_log_device_placement"]

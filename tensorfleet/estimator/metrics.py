@@ -21,6 +21,7 @@ from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import state_ops as S
 from tensorfleet.ops.nn_ops import in_top_k
+from tensorfleet.estimator.metrics_top_k import top_k_index_hits, top_k_name
 from tensorfleet.estimator.metrics_thresholds import (  # noqa: F401
     auc, false_negatives_at_thresholds, false_positives_at_thresholds,
     precision_at_thresholds, recall_at_thresholds, sensitivity_at_specificity,
@@ -399,10 +400,10 @@ def _topk_hits(labels: Any, predictions: Any, k: int, class_id: Optional[int], w
 
 def _k_ratio(labels: Any, predictions: Any, k: int, class_id: Optional[int], weights: Any,
              other: str, prefix: str, metrics_collections: Colls, updates_collections: Colls,
-             name: Optional[str]) -> MetricPair:
+             name: Optional[str], hits_fn: Any = None) -> MetricPair:
     with name_scope(name, _at_k_name(prefix, k, class_id)):
-        hits, wrong, missed, w = _topk_hits(labels, predictions, k, class_id, weights,
-                                            prefix + "_at_k")
+        hits, wrong, missed, w = (hits_fn or _topk_hits)(labels, predictions, k, class_id,
+                                                         weights, prefix + "_at_k")
         f64 = _dtypes.float64
         tp = metric_variable([], f64, _at_k_name("true_positive", k, class_id))
         o = metric_variable([], f64, _at_k_name(other, k, class_id))
@@ -446,7 +447,33 @@ def recall_at_k(labels: Any, predictions: Any, k: int, class_id: Optional[int] =
                     metrics_collections, updates_collections, name)
 
 
-__all__ = ["mean", "mean_tensor", "accuracy", "mean_squared_error", "mean_absolute_error",
+def precision_at_top_k(labels: Any, predictions_idx: Any, k: Optional[int] = None,
+                       class_id: Optional[int] = None, weights: Any = None,
+                       metrics_collections: Colls = None, updates_collections: Colls = None,
+                       name: Optional[str] = None) -> MetricPair:
+    """``precision_at_k`` of predictions given as class ids (``predictions_idx``
+    [batch, k]); ``k`` names the metric (default: the last dimension)."""
+    return _k_ratio(labels, predictions_idx, top_k_name(predictions_idx, k), class_id,
+                    weights, "false_positive", "precision", metrics_collections,
+                    updates_collections, name, hits_fn=top_k_index_hits)
+
+
+def recall_at_top_k(labels: Any, predictions_idx: Any, k: Optional[int] = None,
+                    class_id: Optional[int] = None, weights: Any = None,
+                    metrics_collections: Colls = None, updates_collections: Colls = None,
+                    name: Optional[str] = None) -> MetricPair:
+    """``recall_at_k`` of predictions given as class ids (``predictions_idx`` [batch, k])."""
+    return _k_ratio(labels, predictions_idx, top_k_name(predictions_idx, k), class_id,
+                    weights, "false_negative", "recall", metrics_collections,
+                    updates_collections, name, hits_fn=top_k_index_hits)
+
+
+# The earlier name of precision_at_k.
+sparse_precision_at_k = precision_at_k
+
+
+__all__ = ["precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k",
+           "mean", "mean_tensor", "accuracy", "mean_squared_error", "mean_absolute_error",
            "root_mean_squared_error", "mean_relative_error", "mean_cosine_distance",
            "percentage_below", "true_positives", "false_positives", "true_negatives",
            "false_negatives", "precision", "recall", "mean_iou", "mean_per_class_accuracy",

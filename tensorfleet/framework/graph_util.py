@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import serialization as _ser
-from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.graph import Graph, Operation
 from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
 from tensorfleet.kernels.numpy.io_kernels import os_error
 
@@ -186,5 +186,29 @@ def write_graph(graph_or_graph_def: Any, logdir: str, name: str,
     return path
 
 
+def must_run_on_cpu(node: Any, pin_variables_on_cpu: bool = False) -> bool:
+    """Whether ``node`` (an Operation or NodeDef) must run on a CPU: always, since
+    tensorfleet's kernels are CPU kernels (so a device function built on this answer places
+    every op on the CPU, whatever ``pin_variables_on_cpu``).
+
+    Raises:
+      TypeError: ``node`` is neither an Operation nor a NodeDef.
+    """
+    if not isinstance(node, (Operation, NodeDef)):
+        raise TypeError(f"must_run_on_cpu needs an Operation or NodeDef, got "
+                        f"{type(node).__name__}")
+    return True
+
+
+def tensor_shape_from_node_def_name(graph: Graph, input_name: str) -> Any:
+    """The static shape of tensor ``input_name`` of ``graph`` (``"op"`` meaning ``"op:0"``).
+
+    Raises:
+      KeyError: no such tensor.
+    """
+    name = input_name if ":" in input_name else f"{input_name}:0"
+    return graph.get_tensor_by_name(name).shape
+
+
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
-           "write_graph"]
+           "write_graph", "must_run_on_cpu", "tensor_shape_from_node_def_name"]

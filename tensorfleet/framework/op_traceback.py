@@ -30,6 +30,26 @@ def _own(filename: str) -> bool:
 
 _OWN: dict = {}  # file name -> whether it is tensorfleet's (few files; looked up per op)
 
+# tf.debugging.disable_traceback_filtering: keep tensorfleet's own frames too.
+_FILTERING = [True]
+
+
+def enable_traceback_filtering() -> None:
+    """Op tracebacks (``Operation.traceback``, "defined at" in errors) leave out
+    tensorfleet's own frames (the default)."""
+    _FILTERING[0] = True
+
+
+def disable_traceback_filtering() -> None:
+    """Op tracebacks keep every frame, tensorfleet's own included (for debugging
+    tensorfleet itself)."""
+    _FILTERING[0] = False
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether op tracebacks leave out tensorfleet's own frames."""
+    return _FILTERING[0]
+
 
 # Enough to show the caller of a user's helper function; bounded so that a graph of
 # many ops does not hold many whole stacks.
@@ -42,12 +62,13 @@ def user_frames(limit: int = MAX_FRAMES) -> Tuple[Frame, ...]:
     """The innermost ``limit`` frames of the caller's stack outside tensorfleet,
     outermost first; empty when every frame is tensorfleet's."""
     f = sys._getframe(1)
-    while f is not None and _own(f.f_code.co_filename):
+    filtering = _FILTERING[0]
+    while filtering and f is not None and _own(f.f_code.co_filename):
         f = f.f_back
     out: List[Frame] = []
     while f is not None and len(out) < limit:
         code = f.f_code
-        if not _own(code.co_filename):
+        if not (filtering and _own(code.co_filename)):
             out.append((code.co_filename, f.f_lineno, code.co_name))
         f = f.f_back
     out.reverse()

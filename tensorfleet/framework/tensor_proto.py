@@ -23,7 +23,9 @@ MAX_TENSOR_BYTES = 1 << 31
 _BY_ENUM: Dict[int, _dtypes.DType] = {
     d.enum: d for d in (_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8,
                         _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
-                        _dtypes.uint16, _dtypes.bool, _dtypes.string)}
+                        _dtypes.uint16, _dtypes.bool, _dtypes.string, _dtypes.uint32,
+                        _dtypes.uint64, _dtypes.complex64, _dtypes.complex128,
+                        _dtypes.bfloat16)}
 
 
 def dtype_from_enum(enum: int, what: str = "tensor") -> _dtypes.DType:
@@ -68,8 +70,16 @@ def _typed_values(proto: Any, dt: _dtypes.DType) -> Any:
         return proto.bool_val
     if dt is _dtypes.string:
         return proto.string_val
-    if dt is _dtypes.float16:
+    if dt is _dtypes.float16 or dt is _dtypes.bfloat16:
         return proto.half_val
+    if dt is _dtypes.complex64:
+        return proto.scomplex_val
+    if dt is _dtypes.complex128:
+        return proto.dcomplex_val
+    if dt is _dtypes.uint32:
+        return proto.uint32_val
+    if dt is _dtypes.uint64:
+        return proto.uint64_val
     return proto.int_val
 
 
@@ -103,6 +113,14 @@ def make_ndarray(proto: Any, what: str = "tensor") -> np.ndarray:
         return arr.astype(dt.np).reshape(dims)
     values = _typed_values(proto, dt)
     n = len(values)
+    if dt.is_complex:
+        # Complex values are listed as (real, imaginary) pairs.
+        if n % 2:
+            raise errors.InvalidArgumentError(None, None, f"{what}: an odd number of "
+                                              f"components ({n}) for a {dt.name} tensor")
+        pairs = np.array(list(values), dtype=dt.real_dtype.np)
+        values = pairs[0::2] + 1j * pairs[1::2]
+        n = len(values)
     if n > count:
         raise errors.InvalidArgumentError(None, None, f"{what}: {n} values for a tensor of "
                                           f"shape {dims}")
@@ -111,8 +129,8 @@ def make_ndarray(proto: Any, what: str = "tensor") -> np.ndarray:
         out[:n] = list(values)
         out[n:] = values[-1] if n else b""
         return out.reshape(dims)
-    if dt is _dtypes.float16:
-        flat = np.array(list(values), dtype=np.uint16).view(np.float16)
+    if dt is _dtypes.float16 or dt is _dtypes.bfloat16:
+        flat = np.array(list(values), dtype=np.uint16).view(dt.np)
     else:
         flat = np.array(list(values), dtype=dt.np)
     out = np.zeros(count, dtype=dt.np)

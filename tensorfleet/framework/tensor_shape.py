@@ -203,6 +203,22 @@ def as_shape(shape: Any) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
+def dimension_at_index(shape: Any, index: int) -> "Dimension":
+    """``shape[index]`` as a ``Dimension``; an unknown one when the rank is unknown.
+
+    Raises:
+      IndexError: ``index`` is out of range for a shape of known rank.
+    """
+    shape = as_shape(shape)
+    if shape.ndims is None:
+        return Dimension(None)
+    dims = shape.as_list()
+    if not -len(dims) <= index < len(dims):
+        raise IndexError(f"dimension_at_index: index {index} is out of range for a shape of "
+                         f"rank {len(dims)}")
+    return Dimension(dims[index])
+
+
 def unknown_shape(rank: Optional[int] = None) -> TensorShape:
     """A shape of unknown rank, or of known rank with all dims unknown."""
     return TensorShape(None if rank is None else [None] * rank)

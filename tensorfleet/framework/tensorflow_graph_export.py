@@ -22,6 +22,7 @@ from tensorfleet import errors
 from tensorfleet.framework import serialization as _ser
 from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph
+from tensorfleet.framework.tensorflow_fused_forms import expand_fused
 from tensorfleet.protos import attr_value_pb2, graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,13 @@ TYPE_ATTRS.update({
     "Cast": [], "Const": [], "Placeholder": [], "PlaceholderWithDefault": [("dtype", ("in", 0))],
     "VariableV2": [], "NoOp": [], "Assign": [("T", ("in", 0))],
     "LogicalAnd": [], "LogicalOr": [], "LogicalNot": [],
+    # The TensorFlow forms of the fused categorical-feature ops (tensorflow_fused_forms).
+    "Log1p": _T0, "Where": _T0, "Unique": _T0, "SparseFillEmptyRows": [("T", ("in", 1))],
+    "GatherNd": [("Tparams", ("in", 0)), ("Tindices", ("in", 1))],
+    **{op: [("T", ("in", 0)), ("Tidx", ("in", 1)), ("Tnumsegments", ("in", 3))]
+       for op in ("SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+                  "SparseSegmentSqrtNWithNumSegments")},
+    "SparseCross": [],
 })
 
 # The attrs TensorFlow's op definitions declare for each op type written (attrs
@@ -181,6 +189,18 @@ TF_ATTRS: Dict[str, Any] = {
     "Unpack": {'T', 'axis', 'num'},
     "VariableV2": {'container', 'dtype', 'shape', 'shared_name'},
     "ZerosLike": {'T'},
+    "Log1p": {'T'},
+    "Where": {'T'},
+    "Unique": {'T', 'out_idx'},
+    "SparseFillEmptyRows": {'T'},
+    "GatherNd": {'Tparams', 'Tindices'},
+    # Tsegmentids (TensorFlow 2.x) is left at its default, int32, so TensorFlow 1.x
+    # reads these nodes too.
+    "SparseSegmentSumWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
+    "SparseSegmentMeanWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
+    "SparseSegmentSqrtNWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
+    "SparseCross": {'N', 'hashed_output', 'num_buckets', 'hash_key', 'sparse_types',
+                    'dense_types', 'out_type', 'internal_type'},
 }
 
 
@@ -288,6 +308,10 @@ class _Context:
             return None
         return len(sig[int(idx)][1])
 
+    def input_dtype(self, node: Dict[str, Any], i: int) -> Optional[Any]:
+        """The dtype of data input ``i`` of ``node``, or None when unknown."""
+        return _dtype_of(node, self._outs, ("in", i))
+
     def add_const(self, name: str, value: Any) -> str:
         base, k = name, 1
         while name in self._names:
@@ -372,8 +396,30 @@ def _parse_example(node: Dict[str, Any], ctx: _Context) -> None:
     attrs["dense_shapes"] = {"list": [{"shape": [int(d) for d in f["shape"]]} for f in dense]}
 
 
+def _sparse_cross(node: Dict[str, Any], ctx: _Context) -> None:
+    """SparseCross: TensorFlow's op lists the dtypes of its inputs in attrs."""
+    n = int(_ser.decode_attr(node["attr"]["N"]))
+    data = [s for s in node["input"] if not s.startswith("^")]
+    types = [ctx.input_dtype(node, i) for i in range(len(data))]
+    sparse_types, dense_types = types[n:2 * n], types[3 * n:]
+    for t in sparse_types + dense_types:
+        if t not in (_dtypes.int64, _dtypes.string):
+            raise ValueError(f"node {node['name']} (SparseCross) crosses a feature of dtype "
+                             f"{t.name if t else 'unknown'}; TensorFlow's crosses int64 and "
+                             f"string features")
+    attrs = node["attr"]
+    attrs["sparse_types"] = {"list": [{"type": t.name} for t in sparse_types]}
+    attrs["dense_types"] = {"list": [{"type": t.name} for t in dense_types]}
+    hashed = bool(_ser.decode_attr(attrs.get("hashed_output", {"b": False})))
+    attrs["out_type"] = {"type": "int64" if hashed else "string"}
+    # As TensorFlow's python wrapper chooses it: int64 once any feature is an integer.
+    internal = _dtypes.int64 if _dtypes.int64 in sparse_types + dense_types else _dtypes.string
+    attrs["internal_type"] = {"type": internal.name}
+
+
 _REWRITES: Dict[str, Any] = {
     "ParseExample": _parse_example,
+    "SparseCross": _sparse_cross,
     **{op: _all_axes for op in ("Sum", "Mean", "Max", "Min", "Prod")},
     "ArgMax": _axis_input,
     "Softmax": _last_axis_only, "LogSoftmax": _last_axis_only,
@@ -393,7 +439,7 @@ def to_tensorflow_graph_def(graph: Any, strict: bool = True) -> Any:
         plain = graph
     else:
         raise TypeError(f"Expected a Graph or a GraphDef, got {type(graph).__name__}")
-    nodes: Sequence[Dict[str, Any]] = plain.get("node", [])
+    nodes, problems = expand_fused(plain.get("node", []))
     if strict:
         missing = sorted({n.get("op", "") for n in nodes if not exportable(n.get("op", ""))})
         if missing:
@@ -403,7 +449,6 @@ def to_tensorflow_graph_def(graph: Any, strict: bool = True) -> Any:
     outs = {n.get("name"): n.get("out") or [] for n in nodes}
     gd = graph_pb2.GraphDef()
     gd.versions.producer = GRAPH_PRODUCER
-    problems: List[str] = []
     ctx = _Context(gd, outs)
     for original in nodes:
         n = dict(original)

@@ -19,6 +19,12 @@ from tensorfleet.gradients import bitwise_grad, edit_distance_grad  # noqa: F401
 from tensorfleet.gradients import decode_compressed_grad, tensor_serialization_grad  # noqa: F401,E402
 from tensorfleet.gradients import image_patches_grad, sets_grad, shape_check_grad  # noqa: F401,E402
 from tensorfleet.gradients import stateless_random_grad  # noqa: F401,E402
+from tensorfleet.gradients import complex_grad, spectral_grad  # noqa: F401,E402
+from tensorfleet.gradients import special_function_grad  # noqa: F401,E402
+from tensorfleet.gradients import lu_grad, tridiagonal_grad  # noqa: F401,E402
+from tensorfleet.gradients import matrix_function_grad  # noqa: F401,E402
+from tensorfleet.gradients import fake_quant_grad, morphology_grad  # noqa: F401,E402
+from tensorfleet.gradients import quantize_grad  # noqa: F401,E402
 from tensorfleet.gradients.gradients_impl import AggregationMethod, gradients  # noqa: F401
 from tensorfleet.gradients.registry import (  # noqa: F401
     NotDifferentiable, RegisterGradient, no_gradient, register_gradient)

@@ -15,6 +15,7 @@ import numpy as np
 
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.gradients.registry import no_gradient, register_gradient
+from tensorfleet.ops.complex_ops import conj
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops.math_ops_reduce import broadcast_gradient_args, reduced_shape
 from tensorfleet.ops.op_util import const_value
@@ -89,12 +90,13 @@ def _sub_grad(op: Any, grad: Any) -> List[Any]:
 @register_gradient("Mul")
 def _mul_grad(op: Any, grad: Any) -> List[Any]:
     x, y = op.inputs
-    return _both(op, M.multiply(grad, y), M.multiply(x, grad))
+    # conj is the identity on real tensors; on complex ones it is TensorFlow's convention.
+    return _both(op, M.multiply(grad, conj(y)), M.multiply(conj(x), grad))
 
 
 @register_gradient("RealDiv")
 def _realdiv_grad(op: Any, grad: Any) -> List[Any]:
-    x, y = op.inputs
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
     gy = M.multiply(grad, M.realdiv(M.realdiv(M.negative(x), y), y))
     return _both(op, M.realdiv(grad, y), gy)
 
@@ -154,7 +156,7 @@ def _neg_grad(op: Any, grad: Any) -> Any:
 
 @register_gradient("Square")
 def _square_grad(op: Any, grad: Any) -> Any:
-    return M.multiply(grad, M.multiply(op.inputs[0], 2))
+    return M.multiply(grad, M.multiply(conj(op.inputs[0]), 2))
 
 
 def _fused(op_type: str, grad_type: str) -> None:
@@ -183,7 +185,7 @@ def _tanh_grad_grad(op: Any, grad: Any) -> List[Any]:
 
 @register_gradient("Exp")
 def _exp_grad(op: Any, grad: Any) -> Any:
-    return M.multiply(grad, op.outputs[0])
+    return M.multiply(grad, conj(op.outputs[0]))
 
 
 @register_gradient("Expm1")
@@ -203,7 +205,7 @@ def _cos_grad(op: Any, grad: Any) -> Any:
 
 @register_gradient("Log")
 def _log_grad(op: Any, grad: Any) -> Any:
-    return M.realdiv(grad, op.inputs[0])
+    return M.realdiv(grad, conj(op.inputs[0]))
 
 
 @register_gradient("Log1p")
@@ -225,7 +227,7 @@ def _sign_grad(op: Any, grad: Any) -> Any:
 
 @register_gradient("MatMul")
 def _matmul_grad(op: Any, grad: Any) -> List[Any]:
-    a, b = op.inputs
+    a, b = conj(op.inputs[0]), conj(op.inputs[1])
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     mm = M.matmul
     if not ta and not tb:

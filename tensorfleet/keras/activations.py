@@ -13,6 +13,7 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import backend_math as K
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
+from tensorfleet.ops.math_ops_special import erf as _erf
 
 
 def softmax(x: Any, axis: int = -1) -> Tensor:
@@ -70,6 +71,17 @@ def exponential(x: Any) -> Tensor:
     return M.exp(convert_to_tensor(x))
 
 
+def gelu(x: Any, approximate: bool = False) -> Tensor:
+    """Gaussian error linear unit: ``x * P(X <= x)`` for a standard normal ``X``
+    (``0.5 * x * (1 + erf(x / sqrt(2)))``; its tanh approximation with ``approximate``)."""
+    x = convert_to_tensor(x)
+    if approximate:
+        inner = M.multiply(0.7978845608028654,
+                           M.add(x, M.multiply(0.044715, M.multiply(x, M.square(x)))))
+        return M.multiply(M.multiply(0.5, x), M.add(1.0, M.tanh(inner)))
+    return M.multiply(M.multiply(0.5, x), M.add(1.0, _erf(M.multiply(x, 0.7071067811865476))))
+
+
 def linear(x: Any) -> Any:
     """The identity: ``x`` unchanged."""
     return x
@@ -88,7 +100,8 @@ def mish(x: Any) -> Tensor:
 
 
 _BY_NAME = {f.__name__: f for f in (softmax, relu, elu, selu, softplus, softsign, tanh,
-                                    sigmoid, hard_sigmoid, exponential, linear, swish, mish)}
+                                    sigmoid, hard_sigmoid, exponential, linear, swish, gelu,
+                                    mish)}
 
 
 def get(identifier: Any) -> Callable[[Any], Any]:

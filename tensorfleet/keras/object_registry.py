@@ -1,133 +1,115 @@
-"""Keras's registry of custom objects: classes and functions a config names that are not
-Keras's own. ``register_keras_serializable`` adds one under ``"package>name"``;
-``custom_object_scope`` adds some for a block; ``get_custom_objects`` is the global dict.
-``serialize_keras_object``/``deserialize_keras_object`` turn an object into its
-``{"class_name", "config"}`` form and back."""
+"""Keras's registry of custom objects.
+
+``register_keras_serializable`` records a class or function under ``package>name``;
+``custom_object_scope``/``CustomObjectScope`` adds objects for the duration of a
+``with`` block (per thread); ``get_custom_objects`` is the global dictionary. The
+serialization of objects to configs is in ``tensorfleet.keras.object_config``.
+"""
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Dict, List, Optional
-
-from tensorfleet.keras.layers.base import config_value
-
-_GLOBAL: Dict[str, Any] = {}
-_SCOPES: List[Dict[str, Any]] = []
+import threading
+from typing import Any, Callable, Dict, Optional
 
 
-def get_custom_objects() -> Dict[str, Any]:
-    """The global dict of custom objects (name -> class or function); edits take effect."""
-    return _GLOBAL
+_GLOBAL_CUSTOM_OBJECTS: Dict[str, Any] = {}
+_GLOBAL_CUSTOM_NAMES: Dict[Any, str] = {}
+_SCOPES = threading.local()
+
+
+def _scope_stack() -> list:
+    if not hasattr(_SCOPES, "stack"):
+        _SCOPES.stack = []
+    return _SCOPES.stack
 
 
 class CustomObjectScope:
-    """A block in which the given dicts' objects are known by name to deserialization."""
+    """Within ``with CustomObjectScope({'name': obj}):`` the names resolve during
+    deserialization (in this thread)."""
 
-    def __init__(self, *custom_objects: Optional[Dict[str, Any]]):
-        self._objects: Dict[str, Any] = {}
-        for d in custom_objects:
-            self._objects.update(d or {})
+    def __init__(self, *args: Optional[Dict[str, Any]]):
+        self.custom_objects: Dict[str, Any] = {}
+        for objects in args:
+            if objects is None:
+                continue
+            if not isinstance(objects, dict):
+                raise TypeError(f"CustomObjectScope takes dictionaries of objects, got "
+                                f"{type(objects).__name__}")
+            self.custom_objects.update(objects)
 
     def __enter__(self) -> "CustomObjectScope":
-        _SCOPES.append(self._objects)
+        _scope_stack().append(self.custom_objects)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _SCOPES.remove(self._objects)
+        _scope_stack().pop()
 
 
 custom_object_scope = CustomObjectScope
 
 
+def get_custom_objects() -> Dict[str, Any]:
+    """The global dictionary of custom objects (names to classes or functions); updating
+    it registers objects for every later deserialization."""
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
 def register_keras_serializable(package: str = "Custom",
                                 name: Optional[str] = None) -> Callable[[Any], Any]:
-    """A decorator registering a class or function as ``"package>name"`` (``name``
-    defaults to its own); classes must have ``get_config``.
+    """A decorator registering a class or function as ``package>name`` (``name``
+    defaulting to its ``__name__``).
 
     Raises:
-      ValueError: a class without ``get_config`` or a name already registered.
+      ValueError: ``package`` holds ``>``, a class without ``get_config``, or the name is
+        registered already.
     """
-    def decorate(obj: Any) -> Any:
-        key = f"{package}>{name or obj.__name__}"
-        if inspect.isclass(obj) and not hasattr(obj, "get_config"):
-            raise ValueError(f"Cannot register {obj.__name__}: it has no get_config method")
-        if key in _GLOBAL:
-            raise ValueError(f"{key} has already been registered to {_GLOBAL[key]}")
-        _GLOBAL[key] = obj
-        obj._keras_registered_name = key
-        return obj
-    return decorate
+    if ">" in package:
+        raise ValueError(f"register_keras_serializable: package {package!r} may not hold "
+                         f"'>'")
+
+    def decorator(arg: Any) -> Any:
+        registered = f"{package}>{name or arg.__name__}"
+        if inspect.isclass(arg) and not hasattr(arg, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() "
+                             "method.")
+        if registered in _GLOBAL_CUSTOM_OBJECTS:
+            raise ValueError(f"{registered} has already been registered to "
+                             f"{_GLOBAL_CUSTOM_OBJECTS[registered]}")
+        _GLOBAL_CUSTOM_OBJECTS[registered] = arg
+        _GLOBAL_CUSTOM_NAMES[arg] = registered
+        # layer configs (tensorfleet.keras.layers.base.config_value) read the name here
+        arg._keras_registered_name = registered
+        return arg
+
+    return decorator
 
 
 def get_registered_name(obj: Any) -> str:
-    """The name ``obj`` is registered under, else its own name."""
+    """The name ``obj`` is registered under, else its ``__name__``."""
+    if obj in _GLOBAL_CUSTOM_NAMES:
+        return _GLOBAL_CUSTOM_NAMES[obj]
     return getattr(obj, "_keras_registered_name", None) or obj.__name__
 
 
 def get_registered_object(name: str, custom_objects: Optional[Dict[str, Any]] = None,
                           module_objects: Optional[Dict[str, Any]] = None) -> Any:
-    """The object known as ``name``: in a custom-object scope, the global registry,
-    ``custom_objects``, then ``module_objects`` (None if nowhere)."""
-    for scope in reversed(_SCOPES):
+    """The object ``name`` stands for: from the open scopes (innermost first), the global
+    custom objects, ``custom_objects``, then ``module_objects``; ``None`` if none has it."""
+    for scope in reversed(_scope_stack()):
         if name in scope:
             return scope[name]
-    if name in _GLOBAL:
-        return _GLOBAL[name]
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    if module_objects and name in module_objects:
-        return module_objects[name]
+    for source in (_GLOBAL_CUSTOM_OBJECTS, custom_objects or {}, module_objects or {}):
+        if name in source:
+            return source[name]
     return None
 
 
-def serialize_keras_object(instance: Any) -> Any:
-    """A Keras object as ``{"class_name", "config"}``, a function as its (registered)
-    name; None stays None.
-
-    Raises:
-      ValueError: an object with neither form.
-    """
-    if instance is None:
-        return None
-    return config_value(instance, "serialize_keras_object")
+def open_scopes() -> Dict[str, Any]:
+    """The objects of the custom-object scopes open in this thread (inner ones win)."""
+    return {k: v for scope in _scope_stack() for k, v in scope.items()}
 
 
-def deserialize_keras_object(identifier: Any, module_objects: Optional[Dict[str, Any]] = None,
-                             custom_objects: Optional[Dict[str, Any]] = None,
-                             printable_module_name: str = "object") -> Any:
-    """The object a ``serialize_keras_object`` result names: a class built by its
-    ``from_config`` (or constructor) from the config, or a function by name.
-
-    Raises:
-      ValueError: a name found nowhere, or a malformed config.
-    """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        if "class_name" not in identifier or not isinstance(identifier.get("config", {}),
-                                                             dict):
-            raise ValueError(f"Improper config format for {printable_module_name}: "
-                             f"{identifier!r}")
-        name = identifier["class_name"]
-        cls = get_registered_object(name, custom_objects, module_objects)
-        if cls is None:
-            raise ValueError(f"Unknown {printable_module_name}: {name!r}. Please ensure it "
-                             f"is registered or passed in custom_objects.")
-        cfg = dict(identifier.get("config") or {})
-        if hasattr(cls, "from_config"):
-            return cls.from_config(cfg)
-        return cls(**cfg)
-    if isinstance(identifier, str):
-        obj = get_registered_object(identifier, custom_objects, module_objects)
-        if obj is None:
-            raise ValueError(f"Unknown {printable_module_name}: {identifier!r}")
-        return obj
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret serialized {printable_module_name}: "
-                     f"{identifier!r}")
-
-
-__all__ = ["get_custom_objects", "CustomObjectScope", "custom_object_scope",
-           "register_keras_serializable", "get_registered_name", "get_registered_object",
-           "serialize_keras_object", "deserialize_keras_object"]
+__all__ = ["CustomObjectScope", "custom_object_scope", "get_custom_objects",
+           "get_registered_name", "get_registered_object", "open_scopes",
+           "register_keras_serializable"]

@@ -297,3 +297,11 @@ def ctc_beam_search_decoder(inputs: Any, sequence_length: Any, beam_width: int =
 __all__ = ["ctc_loss", "ctc_loss_v2", "collapse_repeated", "ctc_unique_labels",
            "ctc_greedy_decoder",
            "ctc_beam_search_decoder"]
+
+
+def ctc_beam_search_decoder_v2(inputs: Any, sequence_length: Any, beam_width: int = 100,
+                               top_paths: int = 1) -> Tuple[List[SparseTensor], Tensor]:
+    """``ctc_beam_search_decoder`` as TensorFlow 2 has it: repeated labels of a path are
+    not merged (``merge_repeated=False``)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths,
+                                   merge_repeated=False)

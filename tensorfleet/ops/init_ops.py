@@ -9,7 +9,6 @@ graph-level seed.
 from __future__ import annotations
 
 import math
-import types
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -17,7 +16,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, get_seed
 from tensorfleet.framework.tensor_shape import as_shape
-from tensorfleet.ops import array_ops, random_ops, variables
+from tensorfleet.ops import array_ops, random_ops
 
 
 def _shape_list(shape: Any, what: str) -> List[int]:
@@ -336,28 +335,8 @@ def lecun_uniform(seed: Optional[int] = None) -> VarianceScaling:
     return VarianceScaling(1.0, "fan_in", "uniform", seed)
 
 
-def _lazy_variables(name: str) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(variables, name)(*args, **kwargs)
-    call.__name__ = name
-    return call
-
-
-# ``tf.initializers``: the TF 1.x namespace of the same callables.
-initializers = types.SimpleNamespace(
-    zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform,
-    random_normal=RandomNormal, truncated_normal=TruncatedNormal,
-    uniform_unit_scaling=UniformUnitScaling, variance_scaling=VarianceScaling,
-    glorot_uniform=GlorotUniform, glorot_normal=GlorotNormal, orthogonal=Orthogonal,
-    identity=Identity, he_normal=he_normal, he_uniform=he_uniform, lecun_normal=lecun_normal,
-    lecun_uniform=lecun_uniform,
-    global_variables=_lazy_variables("global_variables_initializer"),
-    local_variables=_lazy_variables("local_variables_initializer"),
-    variables=_lazy_variables("variables_initializer"))
-
 __all__ = ["zeros_initializer", "ones_initializer", "constant_initializer",
            "random_uniform_initializer", "random_normal_initializer",
            "truncated_normal_initializer", "uniform_unit_scaling_initializer",
            "variance_scaling_initializer", "glorot_uniform_initializer",
-           "glorot_normal_initializer", "orthogonal_initializer", "identity_initializer",
-           "initializers"]
+           "glorot_normal_initializer", "orthogonal_initializer", "identity_initializer"]

@@ -15,6 +15,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, broadcast_shape, unknown_shape
 from tensorfleet.ops.array_ops_core import cast, reshape
 from tensorfleet.ops.array_indexing_ops import transpose
+from tensorfleet.ops.complex_ops import complex_abs, conj
 from tensorfleet.ops.op_util import (broadcast_binary, convert_pair, make_tensor,
                                      same_shape)
 
@@ -84,7 +85,7 @@ register_op("BatchMatMulV2", _batch_matmul_shape)
 
 def _check_kind(x: Tensor, kinds: str, op: str) -> None:
     """TypeError naming the op when ``x``'s dtype is not of one of numpy ``kinds``."""
-    if x.dtype.np.kind not in kinds:
+    if x.dtype.kind not in kinds:
         raise TypeError(f"Value passed to parameter 'x' of op '{op}' has DataType "
                         f"{x.dtype.name} not in the list of allowed types for it")
 
@@ -132,17 +133,17 @@ def accumulate_n(inputs: List[Any], shape: Any = None, tensor_dtype: Any = None,
 
 def subtract(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x - y`` with broadcasting."""
-    return _binary("Sub", x, y, name, "sub")
+    return _binary("Sub", x, y, name, "sub", "iufc")
 
 
 def multiply(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x * y`` with broadcasting."""
-    return _binary("Mul", x, y, name, "mul")
+    return _binary("Mul", x, y, name, "mul", "iufc")
 
 
 def realdiv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x / y`` for floating-point tensors."""
-    return _binary("RealDiv", x, y, name, "RealDiv", "f")
+    return _binary("RealDiv", x, y, name, "RealDiv", "fc")
 
 
 def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -151,7 +152,7 @@ def truediv(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     if x.dtype.is_integer:
         ft = _dtypes.float32 if x.dtype.size <= 2 else _dtypes.float64
         x, y = cast(x, ft), cast(y, ft)
-    return _binary("RealDiv", x, y, name, "truediv", "f")
+    return _binary("RealDiv", x, y, name, "truediv", "fc")
 
 
 def divide(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -182,37 +183,37 @@ mod = floormod
 
 def negative(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``-x``."""
-    return _unary("Neg", x, name, "Neg")
+    return _unary("Neg", x, name, "Neg", "iufc")
 
 
 def square(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x * x``."""
-    return _unary("Square", x, name, "Square")
+    return _unary("Square", x, name, "Square", "iufc")
 
 
 def sqrt(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise square root."""
-    return _unary("Sqrt", x, name, "Sqrt", "f")
+    return _unary("Sqrt", x, name, "Sqrt", "fc")
 
 
 def rsqrt(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``1 / sqrt(x)``."""
-    return _unary("Rsqrt", x, name, "Rsqrt", "f")
+    return _unary("Rsqrt", x, name, "Rsqrt", "fc")
 
 
 def reciprocal(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``1 / x``."""
-    return _unary("Reciprocal", x, name, "Reciprocal", "f")
+    return _unary("Reciprocal", x, name, "Reciprocal", "fc")
 
 
 def exp(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``e ** x``."""
-    return _unary("Exp", x, name, "Exp", "f")
+    return _unary("Exp", x, name, "Exp", "fc")
 
 
 def log(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise natural logarithm."""
-    return _unary("Log", x, name, "Log", "f")
+    return _unary("Log", x, name, "Log", "fc")
 
 
 def log1p(x: Any, name: Optional[str] = None) -> Tensor:
@@ -222,11 +223,14 @@ def log1p(x: Any, name: Optional[str] = None) -> Tensor:
 
 def pow(x: Any, y: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF name
     """Elementwise ``x ** y`` with broadcasting."""
-    return _binary("Pow", x, y, name, "Pow")
+    return _binary("Pow", x, y, name, "Pow", "iufc")
 
 
 def abs(x: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF name
-    """Elementwise absolute value."""
+    """Elementwise absolute value (a float tensor for complex input)."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return complex_abs(x, name=name)
     return _unary("Abs", x, name, "Abs")
 
 
@@ -257,7 +261,7 @@ def sigmoid(x: Any, name: Optional[str] = None) -> Tensor:
 
 def tanh(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise hyperbolic tangent."""
-    return _unary("Tanh", x, name, "Tanh", "f")
+    return _unary("Tanh", x, name, "Tanh", "fc")
 
 
 def expm1(x: Any, name: Optional[str] = None) -> Tensor:
@@ -282,12 +286,12 @@ def round(x: Any, name: Optional[str] = None) -> Tensor:  # noqa: A001 - TF name
 
 def sin(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise sine."""
-    return _unary("Sin", x, name, "Sin", "f")
+    return _unary("Sin", x, name, "Sin", "fc")
 
 
 def cos(x: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise cosine."""
-    return _unary("Cos", x, name, "Cos", "f")
+    return _unary("Cos", x, name, "Cos", "fc")
 
 
 def is_finite(x: Any, name: Optional[str] = None) -> Tensor:
@@ -309,12 +313,12 @@ def is_inf(x: Any, name: Optional[str] = None) -> Tensor:
 
 def equal(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x == y`` as a bool tensor."""
-    return _binary("Equal", x, y, name, "Equal", "iufbO", _dtypes.bool)
+    return _binary("Equal", x, y, name, "Equal", "iufbOc", _dtypes.bool)
 
 
 def not_equal(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
     """Elementwise ``x != y`` as a bool tensor."""
-    return _binary("NotEqual", x, y, name, "NotEqual", "iufbO", _dtypes.bool)
+    return _binary("NotEqual", x, y, name, "NotEqual", "iufbOc", _dtypes.bool)
 
 
 def less(x: Any, y: Any, name: Optional[str] = None) -> Tensor:
@@ -364,8 +368,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            b_is_sparse: bool = False, name: Optional[str] = None) -> Tensor:
     """Matrix product ``a @ b`` of rank-2 tensors, or batched over leading dims.
 
-    For rank > 2 the leading (batch) dims broadcast against each other. Real
-    dtypes only, so ``adjoint_*`` is the same as ``transpose_*``.
+    For rank > 2 the leading (batch) dims broadcast against each other. ``adjoint_*``
+    conjugates a complex operand as well as transposing it.
 
     Raises:
       ValueError: if the inner dimensions or the ranks do not match.
@@ -373,7 +377,10 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_a and adjoint_a (or _b) can be True.")
     a, b = convert_pair(a, b)
-    _check_kind(a, "iuf", "MatMul")
+    _check_kind(a, "iufc", "MatMul")
+    if a.dtype.is_complex:
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
     ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
     ra, rb = a.shape.ndims, b.shape.ndims
     if ra == 2 and rb == 2:

@@ -85,7 +85,7 @@ def _reduce(op_type: str, x: Any, axis: Any, keepdims: Optional[bool], name: Opt
     axis = reduction_indices if axis is None else axis
     keep = _pick_keepdims(keepdims, keep_dims)
     x = convert_to_tensor(x)
-    if x.dtype.np.kind not in kinds:
+    if x.dtype.kind not in kinds:
         raise TypeError(f"{op_type} does not support tensors of dtype {x.dtype.name} "
                         f"({x.name})")
     inputs: List[Any] = [x]
@@ -102,7 +102,7 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = N
                keep_dims: Optional[bool] = None) -> Tensor:
     """Sum over ``axis`` (an int, a list, a tensor, or None for every axis)."""
     return _reduce("Sum", input_tensor, axis, keepdims, name, "Sum", reduction_indices,
-                   keep_dims)
+                   keep_dims, kinds="iufc")
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
@@ -110,7 +110,7 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = 
                 keep_dims: Optional[bool] = None) -> Tensor:
     """Mean over ``axis``; integer tensors get an integer (truncated) mean."""
     return _reduce("Mean", input_tensor, axis, keepdims, name, "Mean", reduction_indices,
-                   keep_dims)
+                   keep_dims, kinds="iufc")
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,
@@ -134,7 +134,7 @@ def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = 
                 keep_dims: Optional[bool] = None) -> Tensor:
     """Product over ``axis``."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, "Prod", reduction_indices,
-                   keep_dims)
+                   keep_dims, kinds="iufc")
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Optional[bool] = None,

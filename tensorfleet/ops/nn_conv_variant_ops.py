@@ -543,3 +543,36 @@ __all__ = ["conv2d_transpose", "depthwise_conv2d", "depthwise_conv2d_native",
            "separable_conv2d", "atrous_conv2d", "conv1d", "conv1d_transpose", "conv3d",
            "conv3d_transpose", "conv3d_backprop_filter", "convolution", "max_pool3d",
            "avg_pool3d", "conv_transpose"]
+
+
+def conv2d_backprop_filter_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                              strides: Any, padding: str, use_cudnn_on_gpu: bool = True,
+                              data_format: str = "NHWC", dilations: Any = None,
+                              name: Optional[str] = None) -> Tensor:
+    """``conv2d_backprop_filter`` given the filter itself (its shape is what is used)."""
+    w = convert_to_tensor(filter)
+    sizes = w.shape.as_list() if w.shape.is_fully_defined() else A.shape(w)
+    return C.conv2d_backprop_filter(input, sizes, out_backprop, strides, padding,
+                                    use_cudnn_on_gpu, data_format, dilations, name)
+
+
+def conv2d_backprop_input_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002
+                             strides: Any, padding: str, use_cudnn_on_gpu: bool = True,
+                             data_format: str = "NHWC", dilations: Any = None,
+                             name: Optional[str] = None) -> Tensor:
+    """``conv2d_backprop_input`` given the input itself (its shape is what is used)."""
+    x = convert_to_tensor(input)
+    sizes = x.shape.as_list() if x.shape.is_fully_defined() else A.shape(x)
+    return C.conv2d_backprop_input(sizes, filter, out_backprop, strides, padding,
+                                   use_cudnn_on_gpu, data_format, dilations, name)
+
+
+def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int,
+                            padding: str, name: Optional[str] = None) -> Tensor:
+    """The transpose of ``atrous_conv2d``: a transposed convolution with the filter
+    dilated by ``rate``."""
+    if int(rate) < 1:
+        raise ValueError(f"rate {rate} cannot be less than one")
+    return conv2d_transpose(value, filters, output_shape, strides=[1, 1, 1, 1],
+                            padding=padding, dilations=[1, int(rate), int(rate), 1],
+                            name=name or "atrous_conv2d_transpose")

@@ -300,3 +300,18 @@ def sampled_softmax_loss(weights: Any, biases: Any, labels: Any, inputs: Any,
 __all__ = ["top_k", "uniform_candidate_sampler", "log_uniform_candidate_sampler",
            "learned_unigram_candidate_sampler", "fixed_unigram_candidate_sampler",
            "compute_accidental_hits", "nce_loss", "sampled_softmax_loss"]
+
+
+def all_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
+                          seed: Optional[int] = None,
+                          name: Optional[str] = None) -> CandidateSamplerResult:
+    """Every class ``0 .. num_sampled - 1`` as the sample (for tests and small vocabularies):
+    the expected counts are all one. ``unique`` and ``seed`` do not change the result."""
+    if int(num_true) < 1 or int(num_sampled) < 1:
+        raise ValueError(f"all_candidate_sampler: num_true and num_sampled must be positive, "
+                         f"got {num_true}, {num_sampled}")
+    with name_scope(name, "all_candidate_sampler"):
+        t = _true_classes(true_classes, int(num_true), "all_candidate_sampler")
+        sampled = A.range(0, int(num_sampled), dtype=_dtypes.int64)
+        return CandidateSamplerResult(sampled, A.ones_like(A.cast(t, _dtypes.float32)),
+                                      A.ones([int(num_sampled)], dtype=_dtypes.float32))

@@ -28,7 +28,8 @@ from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph, Tensor, get_default_graph
 from tensorfleet.compat import renamed_ops
 from tensorfleet.ops import (array_ops, categorical_ops, control_flow_ops, hash_ops, math_ops,
-                             nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops)
+                             nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops, scatter_ops,
+                             sparse_ops)
 from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -130,7 +131,7 @@ class _Constructors:
 
 
 _TF = _Constructors(array_ops, math_ops, control_flow_ops, parsing_ops, categorical_ops,
-                    hash_ops, renamed_ops)
+                    hash_ops, renamed_ops, sparse_ops, scatter_ops)
 _TF.nn = _Constructors(nn_ops, nn_conv_variant_ops, nn_norm_ops)
 
 
@@ -373,6 +374,50 @@ _register(["AsString"], lambda n: _tf().as_string(
     width=n.attrs.get("width", -1), fill=n.attrs.get("fill", ""), name=n.name))
 _register(["StringToHashBucketFast"], lambda n: _tf().string_to_hash_bucket_fast(
     n.inputs[0], n.attrs["num_buckets"], name=n.name))
+# Sparse categorical features: what feature columns and embedding lookups become in
+# TensorFlow's graphs (and in tensorfleet's, written for TensorFlow).
+
+
+def _fill_empty_rows(n: _Node) -> Any:
+    from tensorfleet.framework.sparse_tensor import SparseTensor
+    filled, _ = _tf().sparse_fill_empty_rows(SparseTensor(*n.inputs[:3]), n.inputs[3],
+                                             name=n.name)
+    return list(filled.indices.op.outputs)
+
+
+def _segment(fn_name: str) -> Importer:
+    def build(n: _Node) -> Any:
+        return getattr(_tf(), fn_name)(n.inputs[0], n.inputs[1], n.inputs[2], name=n.name,
+                                       num_segments=n.inputs[3] if len(n.inputs) > 3 else None)
+    return build
+
+
+def _sparse_cross(n: _Node) -> Any:
+    from tensorfleet.framework.sparse_tensor import SparseTensor
+    count = n.attrs["N"]
+    sparse = [SparseTensor(n.inputs[i], n.inputs[count + i], n.inputs[2 * count + i])
+              for i in range(count)]
+    inputs = sparse + list(n.inputs[3 * count:])
+    if n.attrs["hashed_output"]:
+        out = _tf().sparse_cross_hashed(inputs, num_buckets=n.attrs["num_buckets"],
+                                        hash_key=n.attrs["hash_key"], name=n.name)
+    else:
+        out = _tf().sparse_cross(inputs, name=n.name)
+    return [out.indices, out.values, out.dense_shape]
+
+
+_register(["Where"], lambda n: _tf().where(n.inputs[0], name=n.name))
+_register(["GatherNd"], lambda n: _tf().gather_nd(n.inputs[0], n.inputs[1], name=n.name))
+_register(["Unique"], lambda n: list(_tf().unique(
+    n.inputs[0], out_idx=n.attrs.get("out_idx", _dtypes.int32), name=n.name)))
+_register(["SparseFillEmptyRows"], _fill_empty_rows)
+for _op, _fn in [("SparseSegmentSum", "sparse_segment_sum"),
+                 ("SparseSegmentMean", "sparse_segment_mean"),
+                 ("SparseSegmentSqrtN", "sparse_segment_sqrt_n")]:
+    _register([_op, _op + "WithNumSegments"], _segment(_fn))
+_register(["SparseCross"], _sparse_cross)
+_register(["NotEqual"], _binary("not_equal"))
+_register(["Log1p"], _unary("log1p"))
 _register(["Assert"], lambda n: _tf().Assert(n.inputs[0], n.inputs[1:],
                                              summarize=n.attrs.get("summarize", 3),
                                              name=n.name))

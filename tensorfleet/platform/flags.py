@@ -29,6 +29,18 @@ from absl.flags import (  # noqa: F401 - the public surface of tf.app.flags
     DEFINE_multi_string, DEFINE_spaceseplist, DEFINE_string, Error, FlagValues,
     IllegalFlagValueError, UnrecognizedFlagError, mark_flag_as_required,
     mark_flags_as_required, register_validator)
+from absl.flags import (  # noqa: F401 - the rest of absl's surface, as TensorFlow re-exports it
+    ArgumentParser, ArgumentSerializer, BaseListParser, BooleanFlag, BooleanParser,
+    CantOpenFlagFileError, CsvListSerializer, DEFINE_enum_class, DEFINE_flag, DEFINE_multi,
+    DEFINE_multi_enum, DEFINE_multi_enum_class, DuplicateFlagError, EnumClassFlag,
+    EnumClassListSerializer, EnumClassParser, EnumClassSerializer, EnumFlag, EnumParser,
+    Flag, FlagHolder, FlagNameConflictsWithMethodError, FloatParser, IntegerParser,
+    ListParser, ListSerializer, MultiEnumClassFlag, MultiFlag, UnparsedFlagAccessError,
+    ValidationError, WhitespaceSeparatedListParser, adopt_module_key_flags,
+    declare_key_flag, disclaim_key_flags, doc_to_help, flag_dict_to_args, get_help_width,
+    mark_bool_flags_as_mutual_exclusive, mark_flags_as_mutual_exclusive,
+    multi_flags_validator, override_value, register_multi_flags_validator, set_default,
+    text_wrap, validator)
 
 
 class _LazyFlagValues:
@@ -79,3 +91,16 @@ __all__ = [
     "Error", "FlagValues", "IllegalFlagValueError", "UnrecognizedFlagError",
     "mark_flag_as_required", "mark_flags_as_required", "register_validator", "parse_known",
 ]
+__all__ += [
+    "ArgumentParser", "ArgumentSerializer", "BaseListParser", "BooleanFlag",
+    "BooleanParser", "CantOpenFlagFileError", "CsvListSerializer", "DEFINE_enum_class",
+    "DEFINE_flag", "DEFINE_multi", "DEFINE_multi_enum", "DEFINE_multi_enum_class",
+    "DuplicateFlagError", "EnumClassFlag", "EnumClassListSerializer", "EnumClassParser",
+    "EnumClassSerializer", "EnumFlag", "EnumParser", "Flag", "FlagHolder",
+    "FlagNameConflictsWithMethodError", "FloatParser", "IntegerParser", "ListParser",
+    "ListSerializer", "MultiEnumClassFlag", "MultiFlag", "UnparsedFlagAccessError",
+    "ValidationError", "WhitespaceSeparatedListParser", "adopt_module_key_flags",
+    "declare_key_flag", "disclaim_key_flags", "doc_to_help", "flag_dict_to_args",
+    "get_help_width", "mark_bool_flags_as_mutual_exclusive",
+    "mark_flags_as_mutual_exclusive", "multi_flags_validator", "override_value",
+    "register_multi_flags_validator", "set_default", "text_wrap", "validator"]

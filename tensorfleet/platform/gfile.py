@@ -35,6 +35,12 @@ def _local(path: Any) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
+def get_registered_schemes() -> List[str]:
+    """The URL schemes paths may carry: ``file`` (and plain local paths, which have none);
+    any other scheme is refused."""
+    return ["", "file"]
+
+
 def _os_error(e: OSError, path: str) -> errors.OpError:
     cls = {errno.ENOENT: errors.NotFoundError, errno.EEXIST: errors.AlreadyExistsError,
            errno.EACCES: errors.PermissionDeniedError,
@@ -186,4 +192,4 @@ def walk(top: Any, topdown: bool = True,
 
 __all__ = ["GFile", "Open", "FastGFile", "Exists", "IsDirectory", "MakeDirs", "MkDir",
            "ListDirectory", "Glob", "Remove", "DeleteRecursively", "Rename", "Copy",
-           "FileStatistics", "Stat", "Walk"]
+           "FileStatistics", "Stat", "Walk", "get_registered_schemes"]

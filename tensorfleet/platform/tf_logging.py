@@ -76,6 +76,17 @@ def error(msg: Any, *args: Any, **kwargs: Any) -> None:
     log(ERROR, msg, *args, **kwargs)
 
 
+def get_logger() -> _logging.Logger:
+    """The Python logger ``tf.logging`` writes to (``tf.get_logger``)."""
+    return _logger
+
+
+def TaskLevelStatusMessage(msg: Any) -> None:  # noqa: N802 (TensorFlow's name)
+    """Logs a task's status message, at ERROR as TensorFlow does, so it shows at every
+    verbosity."""
+    error(msg)
+
+
 def fatal(msg: Any, *args: Any, **kwargs: Any) -> None:
     """Logs at FATAL."""
     log(FATAL, msg, *args, **kwargs)
@@ -125,4 +136,5 @@ def flush() -> None:
 
 __all__ = ["DEBUG", "INFO", "WARN", "ERROR", "FATAL", "set_verbosity", "get_verbosity",
            "log", "debug", "info", "warning", "warn", "error", "fatal", "vlog",
-           "log_every_n", "log_first_n", "log_if", "flush"]
+           "log_every_n", "log_first_n", "log_if", "flush", "TaskLevelStatusMessage",
+           "get_logger"]

@@ -98,6 +98,7 @@ _TABLE: Dict[str, Union[str, Sequence[str]]] = {
     "util.compat": "tensorfleet.compat",
     "lib.io.tf_record": "tensorfleet.platform.tf_record",
     "summary.summary": "tensorfleet.api.summary",
+    "debug": "tensorfleet.debug",
 }
 
 

@@ -31,5 +31,12 @@ __all__ = ["builder", "loader", "signature_constants", "signature_def_utils", "t
            "build_tensor_info", "classification_signature_def", "is_valid_signature",
            "predict_signature_def", "regression_signature_def", "SERVING", "TRAINING", "EVAL",
            "GPU", "TPU", "DEFAULT_SERVING_SIGNATURE_DEF_KEY"]
+from tensorfleet.saved_model import constants  # noqa: F401,E402  (tf.saved_model.constants)
+from tensorfleet.saved_model.constants import (  # noqa: F401,E402
+    ASSETS_DIRECTORY, ASSETS_KEY, DEBUG_DIRECTORY, DEBUG_INFO_FILENAME_PB, LEGACY_INIT_OP_KEY,
+    MAIN_OP_KEY, SAVED_MODEL_FILENAME_PB, SAVED_MODEL_FILENAME_PBTXT,
+    SAVED_MODEL_SCHEMA_VERSION, VARIABLES_DIRECTORY, VARIABLES_FILENAME)
+
+__all__ += ["constants"] + constants.__all__
 __all__ += ["main_op", "main_op_with_restore", "get_tensor_from_tensor_info",
             "contains_saved_model"]

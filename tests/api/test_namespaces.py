@@ -65,10 +65,33 @@ def test_the_top_level_exports_exactly_api_tf():
     assert undeclared == {"VERSION"}, undeclared
 
 
-# The namespaces one level down, by their module in api/.
+# The namespaces below the top level, by their module in api/: the attribute path from tf.
 NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute", "experimental"),
           "distribute_cluster_resolver": ("distribute", "cluster_resolver"),
-          "train_queue_runner": ("train", "queue_runner")}
+          "train_queue_runner": ("train", "queue_runner"), "math_special": ("math", "special"),
+          "dtypes_experimental": ("dtypes", "experimental"),
+          "linalg_experimental": ("linalg", "experimental"),
+          "random_experimental": ("random", "experimental"),
+          "nn_experimental": ("nn", "experimental"),
+          "test_experimental": ("test", "experimental"),
+          "train_experimental": ("train", "experimental"),
+          "mixed_precision_experimental": ("mixed_precision", "experimental"),
+          "lookup_experimental": ("lookup", "experimental"),
+          "types_experimental": ("types", "experimental")}
+# tf.keras.<parent> and the modules under it (keras_applications_resnet is
+# tf.keras.applications.resnet, keras_datasets_boston_housing tf.keras.datasets.boston_housing)
+KERAS_PARENTS = ("applications", "datasets", "preprocessing", "utils")
+
+
+def _keras_path(name):
+    rest = name[len("keras_"):]
+    for parent in KERAS_PARENTS:
+        if rest == parent or rest.startswith(parent + "_"):
+            return ("keras", parent, *filter(None, [rest[len(parent) + 1:]]))
+    raise AssertionError(f"api/{name}.py: tf.keras.{rest} has no known parent namespace")
+
+
+NESTED.update({n: _keras_path(n) for n in NAMESPACES if n.startswith("keras_")})
 
 
 @pytest.mark.parametrize("name", [n for n in NAMESPACES if n not in ("tf", *NESTED)])
@@ -80,5 +103,7 @@ def test_a_namespace_is_reachable_by_attribute_and_by_import(name):
 
 @pytest.mark.parametrize("name", sorted(NESTED))
 def test_a_nested_namespace_is_its_parents_attribute(name):
-    parent, child = NESTED[name]
-    assert getattr(getattr(tf, parent), child) is importlib.import_module(f"tensorfleet.api.{name}")
+    value = tf
+    for attr in NESTED[name]:
+        value = getattr(value, attr)
+    assert value is importlib.import_module(f"tensorfleet.api.{name}")

@@ -108,23 +108,21 @@ def test_one_rank_that_cannot_open_a_segment_keeps_every_rank_on_the_ring(monkey
     assert _segments() == before
 
 
-def test_a_peer_segment_is_opened_only_if_name_size_and_nonce_check_out():
+def test_a_peer_segment_is_opened_only_if_host_name_size_and_nonce_check_out():
     nonce = os.urandom(16)
     name = shm.segment_name()
     path = os.path.join(shm.SHM_DIR, name)
     seg = shm._create(path, 4096, nonce)
     assert seg is not None
     try:
-        def msg(n, nc):
-            m = np.zeros(shm._MSG, np.uint8)
-            m[:len(n)] = np.frombuffer(n.encode(), np.uint8)
-            m[shm._MSG - shm._NONCE:] = np.frombuffer(nc, np.uint8)
-            return m
+        msg = shm.setup_message
         opened = shm._open_peer(msg(name, nonce), 4096)
         assert opened is not None
         opened.close()
         assert shm._open_peer(msg(name, os.urandom(16)), 4096) is None  # another nonce
         assert shm._open_peer(msg(name, nonce), 8192) is None  # another size
+        other_host = bytes(b ^ 1 for b in shm.host_key())
+        assert shm._open_peer(msg(name, nonce, other_host), 4096) is None  # another host
         assert shm._open_peer(msg("../" + name, nonce), 4096) is None  # not our name
         absent = name.rsplit("-", 1)[0] + "-" + "0" * 32
         assert shm._open_peer(msg(absent, nonce), 4096) is None  # absent

@@ -1,6 +1,7 @@
 """Canned estimators learn separable synthetic tasks; heads give TensorFlow's
 predictions, metrics and variable names."""
 
+import glob
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
+from tensorfleet.protos import saved_model_pb2
+from tests.framework.tensorflow_op_set import assert_tensorflow_graph
 
 fc = tf.feature_column
 inputs = tf.estimator.inputs
@@ -207,6 +210,14 @@ def test_wide_deep_example_learns(tmp_path):
     assert float(m.group(1)) > 0.65, proc.stdout
     header = open(tmp_path / "d" / "train-3000-7.csv").readline().rstrip("\n").split(",")
     assert len(header) == 40 and header[0] in ("0", "1")
+    # Its final export is TensorFlow's SavedModel, of TensorFlow's ops only (the fused
+    # categorical-feature ops written as TensorFlow's).
+    (export,) = glob.glob(str(tmp_path / "m" / "export" / "wide_deep" / "*" / "saved_model.pb"))
+    assert f"exported the model to {os.path.dirname(export)}" in proc.stdout
+    with open(export, "rb") as f:
+        (meta,) = saved_model_pb2.SavedModel.FromString(f.read()).meta_graphs
+    assert {"SparseCross", "Unique", "SparseSegmentMeanWithNumSegments"} <= \
+        assert_tensorflow_graph(meta.graph_def)
 
 
 def test_evaluator_partitions_like_the_training_cluster(monkeypatch):

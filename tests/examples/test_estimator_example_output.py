@@ -5,6 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tensorfleet.protos import saved_model_pb2
+from tests.framework.tensorflow_op_set import assert_tensorflow_graph
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,6 +28,11 @@ def test_a_successful_run_prints_its_result_and_no_framework_info(tmp_path):
     assert not [ln for ln in lines if " INFO tensorfleet" in ln], lines
     assert len(lines) <= 3, lines
     assert "final metrics" in lines[-1]
+    # The final export: TensorFlow's SavedModel, of TensorFlow's ops only.
+    (export,) = (tmp_path / "m" / "export" / "digits").glob("*/saved_model.pb")
+    assert f"exported the model to {export.parent}" in lines[-2]
+    (meta,) = saved_model_pb2.SavedModel.FromString(export.read_bytes()).meta_graphs
+    assert {"ParseExample", "MatMul", "Softmax"} <= assert_tensorflow_graph(meta.graph_def)
 
 
 def test_a_second_run_says_it_had_nothing_to_train(tmp_path):

@@ -148,8 +148,8 @@ def test_hostile_tensor_protos_are_refused_before_allocating():
     p.float_val.extend([1.0, 2.0])
     with pytest.raises(errors.InvalidArgumentError, match="2 values"):
         tensor_proto.make_ndarray(p)
-    p = tensor_pb2.TensorProto(dtype=14, tensor_shape=tensor_proto.shape_to_proto([1]))
-    with pytest.raises(errors.InvalidArgumentError, match="DataType 14"):
+    p = tensor_pb2.TensorProto(dtype=20, tensor_shape=tensor_proto.shape_to_proto([1]))
+    with pytest.raises(errors.InvalidArgumentError, match="DataType 20"):
         tensor_proto.make_ndarray(p)
     p = tensor_pb2.TensorProto(dtype=1, tensor_shape=tensor_proto.shape_to_proto([None]))
     with pytest.raises(errors.InvalidArgumentError, match="fully defined"):

@@ -85,3 +85,13 @@ def test_gfile_errors_name_the_path(tmp_path):
     with pytest.raises(tf.errors.UnimplementedError, match="gs://bucket/ckpt"):
         tf.gfile.Exists("gs://bucket/ckpt")
     assert tf.gfile.Exists("file://" + str(tmp_path))
+
+
+def test_registered_schemes_are_the_ones_gfile_opens(tmp_path):
+    schemes = tf.io.gfile.get_registered_schemes()
+    assert schemes == ["", "file"]
+    target = tmp_path / "f.txt"
+    target.write_text("x")
+    assert tf.io.gfile.exists(f"file://{target}") and tf.io.gfile.exists(str(target))
+    with pytest.raises(tf.errors.UnimplementedError, match="not supported"):
+        tf.io.gfile.exists("gs://bucket/f.txt")

@@ -128,6 +128,13 @@ def test_two_ps_cluster_checkpoint_has_one_data_file_per_ps(tmp_path):
     assert {e.shard_id for e in index.slice_entries.values()} == {0, 1}
     assert sorted(f for f in os.listdir(tmp_path) if ".data-" in f) == [
         "model.ckpt-3.data-00000-of-00002", "model.ckpt-3.data-00001-of-00002"]
+    # What TensorFlow reads (docs/interop.md): the entries TensorFlow writes for this model.
+    theirs = bundle.read_index(os.path.join(DATA, "tf_ckpt", "model.ckpt-3"))
+    assert sorted(index.entries) == sorted(theirs.entries)
+    assert sorted(index.slice_entries) == sorted(theirs.slice_entries)
+    for name, e in theirs.entries.items():
+        mine = index.entries[name]
+        assert (mine.dtype, mine.shape, list(mine.slices)) == (e.dtype, e.shape, list(e.slices))
     saved = np.load(os.path.join(str(tmp_path), "tensorfleet_expected.npz"))
     with tf.Graph().as_default():
         t = m.build(v1, partitions=2)

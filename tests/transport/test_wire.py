@@ -107,7 +107,7 @@ def test_encode_matches_joined_parts_and_small_chunks():
     ([1, 2], []),
     ({"x": float("nan")}, []),
     ({"x": object()}, []),
-    ({}, [np.array([1 + 2j])]),
+    ({}, [np.array(["2020-01-01"], dtype="datetime64[D]")]),
     ({}, [_strings([3], (1,))]),
     ({}, [np.zeros((1,) * 33, dtype=np.int8)]),
 ])

@@ -19,6 +19,8 @@ from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.layers.base import Layer
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops import nn_ops as N
+from tensorfleet.ops.nn_conv_variant_ops import depthwise_conv2d as _depthwise_conv2d
 
 
 def _data_format(data_format: Optional[str], layer: str) -> str:
@@ -48,7 +50,14 @@ class Conv2D(Layer, _tfl.Conv2D):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, **kwargs: Any):
+                 bias_constraint: Any = None, groups: int = 1, **kwargs: Any):
+        groups = int(groups)
+        if groups != 1 and type(self)._base_conv() is not _tfl.Conv2D:
+            raise ValueError(f"{type(self).__name__}: groups={groups} is not supported")
+        if groups < 1 or filters % groups:
+            raise ValueError(f"{type(self).__name__}: groups must be a positive divisor of "
+                             f"filters={filters}, got {groups}")
+        self.groups = groups
         rest = self._keras_kwargs(kwargs)
         type(self)._base_conv().__init__(
             self, filters, kernel_size, strides=strides, padding=padding,
@@ -62,6 +71,35 @@ class Conv2D(Layer, _tfl.Conv2D):
     @staticmethod
     def _base_conv() -> type:
         return _tfl.Conv2D
+
+    def build(self, input_shape: Any) -> None:
+        """Creates ``kernel`` [*kernel_size, in_channels / groups, filters] and ``bias``."""
+        if self.groups == 1:
+            return super().build(input_shape)
+        channels = self._in_channels(input_shape)
+        if channels % self.groups:
+            raise ValueError(f"{self.name}: groups={self.groups} must divide the "
+                             f"{channels} input channels")
+        self._make(list(self.kernel_size) + [channels // self.groups, self.filters])
+
+    def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
+        """The convolution; with ``groups``, each group of input channels convolved with
+        its own slice of the filters, the results concatenated."""
+        if self.groups == 1:
+            return super().call(inputs)
+        kh, kw, per_group, filters = self.kernel.shape.as_list()
+        if per_group == 1:
+            # one input channel per group: a depthwise convolution with filters / groups
+            # outputs per channel, in the same output order
+            kernel = A.reshape(self.kernel, [kh, kw, self.groups, filters // self.groups])
+            y = _depthwise_conv2d(inputs, kernel, strides=[1, *self.strides, 1],
+                                  padding=self.padding.upper(), dilations=self.dilation_rate)
+            return self._finish(y)
+        xs = A.split(inputs, self.groups, axis=3)
+        ks = A.split(self.kernel, self.groups, axis=3)
+        ys = [N.conv2d(x, k, strides=[1, *self.strides, 1], padding=self.padding,
+                       dilations=[1, *self.dilation_rate, 1]) for x, k in zip(xs, ks)]
+        return self._finish(A.concat(ys, axis=3))
 
 
 class Conv1D(Conv2D, _tfl.Conv1D):
@@ -186,18 +224,21 @@ class _GlobalPooling(Layer):
     _axes: Tuple[int, ...] = (1, 2)
     _max = False
 
-    def __init__(self, data_format: Optional[str] = None, **kwargs: Any):
+    def __init__(self, data_format: Optional[str] = None, keepdims: bool = False,
+                 **kwargs: Any):
         super().__init__(**kwargs)
         _data_format(data_format, type(self).__name__)
+        self.keepdims = bool(keepdims)
 
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
-        """The mean (or maximum) over the spatial axes."""
+        """The mean (or maximum) over the spatial axes (kept as size-1 axes with
+        ``keepdims``)."""
         want = len(self._axes) + 2
         if inputs.shape.ndims is not None and inputs.shape.ndims != want:
             raise ValueError(f"{type(self).__name__}: inputs must be rank {want}, got shape "
                              f"{inputs.shape}")
         fn = M.reduce_max if self._max else M.reduce_mean
-        return fn(inputs, axis=list(self._axes))
+        return fn(inputs, axis=list(self._axes), keepdims=self.keepdims)
 
 
 class GlobalAveragePooling2D(_GlobalPooling):

@@ -53,7 +53,9 @@ class Activation(Layer):
 
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
         """``activation(inputs)``."""
-        return self.activation(inputs)
+        out = self.activation(inputs)
+        # a layer's output must be a tensor of its own (``linear`` returns its input)
+        return A.identity(out) if out is inputs else out
 
 
 class Dropout(Layer, _tfl.Dropout):

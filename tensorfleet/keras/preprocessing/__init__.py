@@ -1,3 +1,2 @@
-"""``tf.keras.preprocessing``: sequence padding."""
-
-from tensorfleet.keras.preprocessing import sequence  # noqa: F401
+"""The Keras preprocessing utilities (images, sequences, text); the public namespaces are
+declared in ``tensorfleet/api/keras_preprocessing*.py``."""

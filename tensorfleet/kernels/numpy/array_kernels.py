@@ -168,7 +168,12 @@ def _transpose(ctx: KernelContext, x: Any, perm: Any) -> np.ndarray:
 
 @register_kernel("Cast")
 def _cast(ctx: KernelContext, x: Any) -> np.ndarray:
-    return np.asarray(x).astype(ctx.attrs["DstT"].np, copy=False)
+    x = np.asarray(x)
+    dst = ctx.attrs["DstT"].np
+    if x.dtype.kind == "c" and dst.kind != "c":
+        # TensorFlow keeps the real part, on purpose; numpy would warn.
+        x = x.real
+    return x.astype(dst, copy=False)
 
 
 @register_kernel("Bitcast")

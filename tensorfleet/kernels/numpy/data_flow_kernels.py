@@ -13,6 +13,7 @@ from typing import Any, Optional, Tuple, Type
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.priority_queue_resource import PriorityQueueResource
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 from tensorfleet.kernels.queue_resources import (FIFOQueueResource, PaddingFIFOQueueResource,
                                                  RandomShuffleQueueResource)
@@ -48,6 +49,11 @@ def _lookup_queue(ctx: KernelContext, cls: Type[FIFOQueueResource]) -> FIFOQueue
 @register_kernel("FIFOQueueV2")
 def _fifo_queue(ctx: KernelContext) -> FIFOQueueResource:
     return _lookup_queue(ctx, FIFOQueueResource)
+
+
+@register_kernel("PriorityQueueV2")
+def _priority_queue(ctx: KernelContext) -> FIFOQueueResource:
+    return _lookup_queue(ctx, PriorityQueueResource)
 
 
 @register_kernel("PaddingFIFOQueueV2")

@@ -218,3 +218,36 @@ def _encode_png(ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 __all__: list = []
+
+
+@register_kernel("EncodeJpegVariableQuality")
+def _encode_jpeg_variable_quality(ctx: KernelContext, image: Any, quality: Any) -> np.ndarray:
+    q = int(np.asarray(quality))
+    if not 0 <= q <= 100:
+        raise errors.InvalidArgumentError(ctx.op_name, None,
+                                          f"quality must be in [0, 100], got {q}")
+    arr = _image_3d(ctx, image)
+    if arr.shape[2] not in (1, 3):
+        raise errors.InvalidArgumentError(ctx.op_name, None, f"image must have 1 or 3 "
+                                          f"channels, got {arr.shape[2]}")
+    img = Image.fromarray(np.ascontiguousarray(arr[..., 0] if arr.shape[2] == 1 else arr))
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=q)
+    return np.array(buf.getvalue(), dtype=object)
+
+
+@register_kernel("DecodeWebP")
+def _decode_webp(ctx: KernelContext, contents: Any) -> np.ndarray:
+    data = as_bytes(np.asarray(contents).item())
+    try:
+        img = Image.open(io.BytesIO(data))
+        if img.format != "WEBP":
+            raise UnidentifiedImageError("not WebP")
+        frames = []
+        for frame in ImageSequence.Iterator(img):
+            want = ctx.attrs["channels"] or (4 if "A" in frame.mode else 3)
+            frames.append(np.asarray(frame.convert("RGBA" if want == 4 else "RGB")))
+    except (UnidentifiedImageError, OSError) as e:
+        raise errors.InvalidArgumentError(ctx.op_name, None,
+                                          f"Unable to decode the WebP image: {e}") from None
+    return np.stack(frames)

@@ -292,7 +292,7 @@ _extremum("Min", np.minimum, False)
 def _mean(ctx: KernelContext, x: Any, axis: Any = None) -> np.ndarray:
     ax = _axes(axis)
     keep = ctx.attrs["keep_dims"]
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         if x.size:
             # add.reduce then one division: np.mean does the same with more overhead.
             total = np.add.reduce(x, axis=ax, keepdims=keep)

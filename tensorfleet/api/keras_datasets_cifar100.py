@@ -1,0 +1,5 @@
+"""``tf.keras.datasets.cifar100``: ``load_data`` from the unpacked archive in the Keras cache."""
+
+from tensorfleet.keras.cifar_datasets import load_cifar100 as load_data
+
+__all__ = ["load_data"]

@@ -1,0 +1,5 @@
+"""``tf.types``: the type annotations namespace."""
+
+from tensorfleet.api import types_experimental as experimental
+
+__all__ = ["experimental"]
