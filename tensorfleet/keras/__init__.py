@@ -7,7 +7,8 @@ Layers called on tensors, ``Model``/``Sequential`` with ``compile``/``fit``/
 
 from tensorfleet.keras import activations, backend, initializers, layers  # noqa: F401
 from tensorfleet.keras import callbacks, constraints, losses, metrics, optimizers  # noqa: F401
-from tensorfleet.keras import experimental, models, regularizers, saving  # noqa: F401
+from tensorfleet.keras import estimator, experimental, export, mixed_precision  # noqa: F401
+from tensorfleet.keras import models, regularizers, saving  # noqa: F401
 from tensorfleet.api import keras_applications as applications  # noqa: F401
 from tensorfleet.api import keras_datasets as datasets  # noqa: F401
 from tensorfleet.api import keras_preprocessing as preprocessing  # noqa: F401

@@ -96,28 +96,29 @@ def separable_conv2d(x: Any, depthwise_kernel: Any, pointwise_kernel: Any,
                                _pad(padding, "separable_conv2d"), rate=_n(dilation_rate, 2))
 
 
+def _pool(x: Any, rank: int, pool_size: Any, strides: Any, padding: str,
+          data_format: Optional[str], pool_mode: str, fname: str) -> Tensor:
+    _fmt(data_format, fname)
+    k, s = [1, *_n(pool_size, rank), 1], [1, *_n(strides, rank), 1]
+    p = _pad(padding, fname)
+    ops = {2: (NC.max_pool, NC.avg_pool), 3: (CV.max_pool3d, CV.avg_pool3d)}[rank]
+    if pool_mode == "max":
+        return ops[0](x, k, s, p)
+    if pool_mode == "avg":
+        return ops[1](x, k, s, p)
+    raise ValueError(f"{fname}: pool_mode must be 'max' or 'avg', got {pool_mode!r}")
+
+
 def pool2d(x: Any, pool_size: Any, strides: Any = (1, 1), padding: str = "valid",
            data_format: Optional[str] = None, pool_mode: str = "max") -> Tensor:
     """2-D max or average pooling of [batch, h, w, channels]."""
-    _fmt(data_format, "pool2d")
-    k, s, p = [1, *_n(pool_size, 2), 1], [1, *_n(strides, 2), 1], _pad(padding, "pool2d")
-    if pool_mode == "max":
-        return NC.max_pool(x, k, s, p)
-    if pool_mode == "avg":
-        return NC.avg_pool(x, k, s, p)
-    raise ValueError(f"pool2d: pool_mode must be 'max' or 'avg', got {pool_mode!r}")
+    return _pool(x, 2, pool_size, strides, padding, data_format, pool_mode, "pool2d")
 
 
 def pool3d(x: Any, pool_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
            data_format: Optional[str] = None, pool_mode: str = "max") -> Tensor:
     """3-D max or average pooling of [batch, d, h, w, channels]."""
-    _fmt(data_format, "pool3d")
-    k, s, p = [1, *_n(pool_size, 3), 1], [1, *_n(strides, 3), 1], _pad(padding, "pool3d")
-    if pool_mode == "max":
-        return CV.max_pool3d(x, k, s, p)
-    if pool_mode == "avg":
-        return CV.avg_pool3d(x, k, s, p)
-    raise ValueError(f"pool3d: pool_mode must be 'max' or 'avg', got {pool_mode!r}")
+    return _pool(x, 3, pool_size, strides, padding, data_format, pool_mode, "pool3d")
 
 
 def bias_add(x: Any, bias: Any, data_format: Optional[str] = None) -> Tensor:
@@ -169,7 +170,8 @@ def local_conv2d(inputs: Any, kernel: Any, kernel_size: Any, strides: Any,
 
 def batch_normalization(x: Any, mean: Any, var: Any, beta: Any, gamma: Any, axis: int = -1,
                         epsilon: float = 1e-3) -> Tensor:
-    """``gamma * (x - mean) / sqrt(var + epsilon) + beta`` (statistics broadcast)."""
+    """``gamma * (x - mean) / sqrt(var + epsilon) + beta``; the statistics broadcast
+    against ``x``, which makes ``axis`` (Keras's hint for a fused kernel) redundant."""
     return NN.batch_normalization(x, mean, var, beta, gamma, epsilon)
 
 
@@ -276,7 +278,8 @@ def rnn(step_function: Callable[..., Any], inputs: Any, initial_states: Sequence
 
     Returns (last output, all outputs [batch, time, ...], final states). With ``mask``
     [batch, time], masked steps keep the previous states and repeat the previous output
-    (zeros with ``zero_output_for_mask``). The number of steps must be known.
+    (zeros with ``zero_output_for_mask``). The number of steps must be known: the loop is
+    always unrolled, so ``unroll`` changes nothing and ``input_length`` is not needed.
     """
     x = convert_to_tensor(inputs)
     if not time_major:

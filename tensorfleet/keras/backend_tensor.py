@@ -18,7 +18,6 @@ from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import array_ops_core as AC
 from tensorfleet.ops import functional_ops as F
-from tensorfleet.ops import linalg_ops as L
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import sparse_ops as SP

@@ -6,6 +6,7 @@ over the epoch (stateful metrics: their value at the epoch's end), and ``val_``-
 ones when validating.
 """
 
+from tensorfleet.keras import callbacks_experimental as experimental
 from tensorfleet.keras.fit_callbacks import (Callback, CallbackList, EarlyStopping, History,
                                              LambdaCallback, LearningRateScheduler,
                                              ModelCheckpoint, ProgbarLogger, TensorBoard,
@@ -17,4 +18,4 @@ from tensorfleet.keras.monitoring_callbacks import (BaseLogger, CSVLogger, Reduc
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
            "ModelCheckpoint", "TensorBoard", "LambdaCallback", "LearningRateScheduler",
            "TerminateOnNaN", "BaseLogger", "CSVLogger", "ReduceLROnPlateau", "RemoteMonitor",
-           "SidecarEvaluatorModelExport"]
+           "SidecarEvaluatorModelExport", "experimental"]

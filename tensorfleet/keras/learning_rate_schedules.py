@@ -33,54 +33,44 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _StepDecay(LearningRateSchedule):
+    """A rate decayed by ``decay_rate`` per ``decay_steps`` steps (``staircase``: the
+    step ratio floored)."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: Optional[str] = None):
+        if decay_steps <= 0:
+            raise ValueError(f"{type(self).__name__}: decay_steps must be positive, got "
+                             f"{decay_steps}")
+        self.initial_learning_rate, self.decay_steps = float(initial_learning_rate), decay_steps
+        self.decay_rate, self.staircase, self.name = float(decay_rate), bool(staircase), name
+
+    def _ratio(self, step: Any) -> Tensor:
+        p = M.divide(_step(step), float(self.decay_steps))
+        return M.floor(p) if self.staircase else p
+
+    def get_config(self) -> Dict[str, Any]:
+        """The constructor arguments."""
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent
     floored with ``staircase``)."""
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: Optional[str] = None):
-        if decay_steps <= 0:
-            raise ValueError(f"ExponentialDecay: decay_steps must be positive, got "
-                             f"{decay_steps}")
-        self.initial_learning_rate, self.decay_steps = float(initial_learning_rate), decay_steps
-        self.decay_rate, self.staircase, self.name = float(decay_rate), bool(staircase), name
-
     def __call__(self, step: Any) -> Tensor:
-        p = M.divide(_step(step), float(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
-        return M.multiply(self.initial_learning_rate, M.pow(self.decay_rate, p))
-
-    def get_config(self) -> Dict[str, Any]:
-        """The constructor arguments."""
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return M.multiply(self.initial_learning_rate, M.pow(self.decay_rate, self._ratio(step)))
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (floored ratio
     with ``staircase``)."""
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: Optional[str] = None):
-        if decay_steps <= 0:
-            raise ValueError(f"InverseTimeDecay: decay_steps must be positive, got "
-                             f"{decay_steps}")
-        self.initial_learning_rate, self.decay_steps = float(initial_learning_rate), decay_steps
-        self.decay_rate, self.staircase, self.name = float(decay_rate), bool(staircase), name
-
     def __call__(self, step: Any) -> Tensor:
-        p = M.divide(_step(step), float(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
-        return M.divide(self.initial_learning_rate, M.add(1.0, M.multiply(self.decay_rate, p)))
-
-    def get_config(self) -> Dict[str, Any]:
-        """The constructor arguments."""
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return M.divide(self.initial_learning_rate,
+                        M.add(1.0, M.multiply(self.decay_rate, self._ratio(step))))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):

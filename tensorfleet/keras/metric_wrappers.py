@@ -4,19 +4,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Optional
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.keras import accuracy as _acc
 from tensorfleet.keras import backend_math as KM
 from tensorfleet.keras import losses as _losses
-from tensorfleet.keras.metric_objects import Mean, MeanMetricWrapper, weighted
+from tensorfleet.keras.metric_objects import Mean, MeanMetricWrapper
 from tensorfleet.ops import array_ops as A
-from tensorfleet.ops import control_flow_ops as CF
 from tensorfleet.ops import math_ops as M
-from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops import state_ops as S
 from tensorfleet.ops.math_ops_special import div_no_nan
 
 

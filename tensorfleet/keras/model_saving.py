@@ -29,7 +29,8 @@ def _format(filepath: str, save_format: Optional[str]) -> str:
 def save_model(model: Any, filepath: str, overwrite: bool = True,
                include_optimizer: bool = True, save_format: Optional[str] = None,
                signatures: Any = None, options: Any = None, save_traces: bool = True) -> None:
-    """Writes ``model`` to a Keras HDF5 file.
+    """Writes ``model`` to a Keras HDF5 file (``save_traces`` concerns SavedModels only;
+    an HDF5 file holds no traced functions, as in Keras).
 
     Raises:
       ValueError: another format, or SavedModel-only arguments (signatures, options).

@@ -4,7 +4,7 @@ All share the Keras learning-rate variable, decay, schedules and gradient clippi
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor
@@ -67,13 +67,13 @@ class _DenseUpdates(_KerasOptimizer, Optimizer):
         return self._apply_dense(convert_to_tensor(grad), var)
 
 
-class Adamax(_DenseUpdates):
-    """Adam with the infinity norm: ``u = max(beta_2 u, |g|)``,
-    ``var -= lr / (1 - beta_1^t) * m / (u + epsilon)``."""
+class _AdamFamily(_DenseUpdates):
+    """Keras's arguments and the ``m``/``v`` slots of Adamax and Nadam."""
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, name: str = "Adamax", decay: float = 0.0,
+                 epsilon: float = 1e-7, name: Optional[str] = None, decay: float = 0.0,
                  **kwargs: Any):
+        name = name or type(self).__name__
         self._name = name
         self._keras_setup(learning_rate, decay, kwargs)
         Optimizer.__init__(self, False, name)
@@ -83,6 +83,11 @@ class Adamax(_DenseUpdates):
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
+
+
+class Adamax(_AdamFamily):
+    """Adam with the infinity norm: ``u = max(beta_2 u, |g|)``,
+    ``var -= lr / (1 - beta_1^t) * m / (u + epsilon)``."""
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Any:
         m, u = self.get_slot(var, "m"), self.get_slot(var, "v")
@@ -94,22 +99,9 @@ class Adamax(_DenseUpdates):
         return S.assign_sub(var, step)
 
 
-class Nadam(_DenseUpdates):
+class Nadam(_AdamFamily):
     """Adam with Nesterov momentum and Keras's momentum schedule
     ``mu_t = beta_1 (1 - 0.5 * 0.96^(0.004 t))``."""
-
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, name: str = "Nadam", decay: float = 0.0,
-                 **kwargs: Any):
-        self._name = name
-        self._keras_setup(learning_rate, decay, kwargs)
-        Optimizer.__init__(self, False, name)
-        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), _eps(epsilon)
-
-    def _create_slots(self, var_list: List[Any]) -> None:
-        for v in var_list:
-            self._zeros_slot(v, "m", self._name)
-            self._zeros_slot(v, "v", self._name)
 
     def _mu(self, t: Any) -> Tensor:
         return M.multiply(self.beta_1, M.subtract(1.0, M.multiply(

@@ -13,10 +13,9 @@ from typing import Any, List, Optional, Sequence
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, get_default_graph
-from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.backend_tensor import batch_dot
-from tensorfleet.keras.layers.base import Layer, to_list
+from tensorfleet.keras.layers.base import Layer, to_list, weight_options
 from tensorfleet.keras.layers.noise import _in_training
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import linalg_ops as L
@@ -192,10 +191,8 @@ class MultiHeadAttention(Layer):
                                  f"{output_shape!r}")
             output_shape = shape[0]
         self._output_dim = output_shape
-        self._kw = dict(initializer=_inits.get(kernel_initializer),
-                        regularizer=_regs.get(kernel_regularizer), constraint=kernel_constraint)
-        self._bw = dict(initializer=_inits.get(bias_initializer),
-                        regularizer=_regs.get(bias_regularizer), constraint=bias_constraint)
+        self._kw = weight_options(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._bw = weight_options(bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = _regs.get(activity_regularizer)
 
     def __call__(self, query: Any, value: Any = None, key: Any = None,  # type: ignore[override]

@@ -24,6 +24,7 @@ from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.framework.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.keras import backend as K
 from tensorfleet.keras import initializers as _inits
+from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.layers.input_spec import assert_input_compatibility
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops.variables import Variable
@@ -324,6 +325,13 @@ _NOT_CONFIG = {"name", "trainable", "dtype", "input_shape", "input_dim", "batch_
                "batch_input_shape", "weights"}
 
 
+def weight_options(initializer: Any, regularizer: Any, constraint: Any) -> Dict[str, Any]:
+    """``add_weight`` keyword arguments from a layer's initializer, regularizer and
+    constraint arguments (names resolved)."""
+    return {"initializer": _inits.get(initializer), "regularizer": _regs.get(regularizer),
+            "constraint": constraint}
+
+
 def config_value(v: Any, where: str) -> Any:
     """``v`` in a JSON-ready form for a config: numbers, strings, lists and dicts as they
     are, Keras objects as ``{"class_name", "config"}``, named functions by name.
@@ -452,4 +460,4 @@ class WrappingLayer(Layer):
 
 
 __all__ = ["Layer", "WrappingLayer", "Node", "InputLayer", "Input", "to_list", "unpack",
-           "config_value"]
+           "config_value", "weight_options"]

@@ -8,10 +8,8 @@ from typing import Any, List, Optional
 
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.keras import activations as _acts
-from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
-from tensorfleet.keras.layers.base import Layer
-from tensorfleet.ops import array_ops as A
+from tensorfleet.keras.layers.base import Layer, weight_options
 from tensorfleet.ops import linalg_ops as L
 from tensorfleet.ops import math_ops as M
 
@@ -39,10 +37,8 @@ class EinsumDense(Layer):
             else list(output_shape)
         self.activation = _acts.get(activation)
         self.bias_axes = bias_axes
-        self._kw = dict(initializer=_inits.get(kernel_initializer),
-                        regularizer=_regs.get(kernel_regularizer), constraint=kernel_constraint)
-        self._bw = dict(initializer=_inits.get(bias_initializer),
-                        regularizer=_regs.get(bias_regularizer), constraint=bias_constraint)
+        self._kw = weight_options(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._bw = weight_options(bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = _regs.get(activity_regularizer)
         self.bias: Any = None
 

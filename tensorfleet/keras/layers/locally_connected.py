@@ -7,10 +7,9 @@ from typing import Any, Optional
 
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.keras import activations as _acts
-from tensorfleet.keras import initializers as _inits
 from tensorfleet.keras import regularizers as _regs
 from tensorfleet.keras.backend_nn import local_conv1d, local_conv2d
-from tensorfleet.keras.layers.base import Layer
+from tensorfleet.keras.layers.base import Layer, weight_options
 from tensorfleet.keras.layers.conv import _data_format
 from tensorfleet.nn_layers import objects as _tfl
 from tensorfleet.ops import math_ops as M
@@ -38,10 +37,8 @@ class _LocallyConnected(Layer):
         self.strides = _tfl._tuple(strides, self._rank, "strides", name)
         self.padding, self.implementation = "valid", implementation
         self.activation, self.use_bias = _acts.get(activation), bool(use_bias)
-        self._kw = dict(initializer=_inits.get(kernel_initializer),
-                        regularizer=_regs.get(kernel_regularizer), constraint=kernel_constraint)
-        self._bw = dict(initializer=_inits.get(bias_initializer),
-                        regularizer=_regs.get(bias_regularizer), constraint=bias_constraint)
+        self._kw = weight_options(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._bw = weight_options(bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = _regs.get(activity_regularizer)
         self.bias: Any = None
 
