@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from scipy.stats import qmc
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import Tensor
@@ -31,6 +30,8 @@ def sobol_sample(dim: Any, num_results: Any, skip: Any = 0, dtype: Any = _dtypes
         raise ValueError(f"dim must be in [1, {_MAX_DIM}], got {d}")
     if n < 0 or s < 0:
         raise ValueError(f"num_results and skip must be non-negative, got {n} and {s}")
+    # scipy.stats takes most of a second to import: only when a Sobol sequence is built.
+    from scipy.stats import qmc
     engine = qmc.Sobol(d, scramble=False)
     engine.fast_forward(1 + s)
     points = engine.random(n) if n else engine.random(0)

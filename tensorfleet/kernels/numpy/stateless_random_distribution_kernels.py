@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.stats
 
 from tensorfleet.kernels.numpy.array_kernels import invalid, shape_arg
 from tensorfleet.kernels.numpy.stateless_random_kernels import _rng
@@ -66,6 +65,9 @@ def _param_truncated(ctx: KernelContext, shape: Any, seed: Any, means: Any, stdd
     a, b = (lo - mu) / sd, (hi - mu) / sd
     # Inverse-CDF sampling of the truncated standard normal, keyed by the seed.
     u = _rng(ctx, seed).random(shp)
+    # scipy.stats takes most of a second to import; every tensorfleet process would pay
+    # it at start for this one op.
+    import scipy.stats
     z = scipy.stats.truncnorm.ppf(u, a, b)
     return (mu + sd * z).astype(ctx.attrs["dtype"].np)
 
