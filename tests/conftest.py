@@ -13,7 +13,7 @@ import tensorfleet as tf
 # their files take, and every other test spreads over the remaining workers.
 _PROCESS_LANES = {
     "processes-a": (
-        "distributed/test_faults.py", "collectives/test_collectives_failure.py",
+        "collectives/test_collectives_failure.py",
         "distributed/test_server_limits.py", "examples/test_allreduce_convnet.py",
         "examples/test_seed_examples.py", "examples/test_autoencoder_word2vec.py",
         "saved_model/test_saved_model.py", "collectives/test_multihost_allreduce.py",
@@ -30,10 +30,10 @@ _PROCESS_LANES = {
         "cli/test_launch_allreduce.py", "collectives/test_shm_hosts.py",
         "testing/test_hosts.py",
     ),
-    # Clusters on network hosts (namespaces) with partitions: a minute of waiting
-    # alone for the longest cut, so a lane of their own.
-    "processes-hosts": (
-        "distributed/test_multihost_trainer.py",
+    # Clusters on network hosts (namespaces) with partitions, a minute of waiting alone
+    # for the longest cut, beside the trainer's process faults.
+    "processes-c": (
+        "distributed/test_multihost_trainer.py", "distributed/test_faults.py",
     ),
 }
 _LANE_OF = {path: lane for lane, paths in _PROCESS_LANES.items() for path in paths}

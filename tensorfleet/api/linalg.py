@@ -1,6 +1,6 @@
 """``tf.linalg``: linear algebra under its ``tf.linalg`` names."""
 
-from tensorfleet.ops.linalg_ops import (matrix_transpose as adjoint,
+from tensorfleet.ops.linalg_ops import (adjoint,
     matrix_band_part as band_part, cholesky, cholesky_solve, matrix_determinant as det,
     matrix_diag as diag, matrix_diag_part as diag_part, self_adjoint_eig as eigh,
     self_adjoint_eigvals as eigvalsh, einsum, eye, matrix_inverse as inv, logdet,

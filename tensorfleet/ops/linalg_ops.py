@@ -22,6 +22,7 @@ from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
+from tensorfleet.ops.complex_ops import conj
 from tensorfleet.ops.op_util import convert_pair, make_op, make_tensor, same_shape
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
@@ -168,7 +169,7 @@ def log_matrix_determinant(input: Any, name: Optional[str] = None) -> Any:  # no
 
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
-    """Swaps the last two axes of ``a``.
+    """Swaps the last two axes of ``a``, and conjugates complex entries when ``conjugate``.
 
     Raises:
       ValueError: for an input of unknown rank or rank below 2.
@@ -177,10 +178,15 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
     r = x.shape.ndims
     if r is None or r < 2:
         raise ValueError(f"matrix_transpose needs a known rank >= 2, got shape {x.shape}")
-    return A.transpose(x, list(range(r - 2)) + [r - 1, r - 2], name=name)
+    perm = list(range(r - 2)) + [r - 1, r - 2]
+    if conjugate and x.dtype.is_complex:
+        return conj(A.transpose(x, perm), name=name)
+    return A.transpose(x, perm, name=name)
 
 
-adjoint = matrix_transpose
+def adjoint(matrix: Any, name: Optional[str] = None) -> Tensor:
+    """The conjugate transpose of the innermost two axes (``tf.linalg.adjoint``)."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
 
 
 def matrix_diag(diagonal: Any, name: Optional[str] = None) -> Tensor:

@@ -87,3 +87,16 @@ def test_complex_and_new_dtypes_round_trip_protos_and_the_wire():
     proto.scomplex_val.extend([1.0, 2.0])
     np.testing.assert_array_equal(make_ndarray(proto), [1 + 2j, 1 + 2j])
     assert tf.complex64.enum in wire._DTYPE_BY_CODE and tf.bfloat16.enum in wire._DTYPE_BY_CODE
+
+
+def test_adjoint_and_conjugate_transpose_conjugate_complex_entries_only():
+    x = np.array([[[1 + 2j, 3 - 1j], [0.5j, 2]]], np.complex64)
+    r = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    with tf.Session() as sess:
+        adj, ct, t, radj = sess.run([tf.linalg.adjoint(x),
+                                     tf.linalg.matrix_transpose(x, conjugate=True),
+                                     tf.linalg.matrix_transpose(x), tf.linalg.adjoint(r)])
+    np.testing.assert_array_equal(adj, np.conj(np.swapaxes(x, -1, -2)))
+    np.testing.assert_array_equal(ct, adj)
+    np.testing.assert_array_equal(t, np.swapaxes(x, -1, -2))
+    np.testing.assert_array_equal(radj, r.T)

@@ -112,8 +112,13 @@ def test_operator_matches_its_dense_matrix(case):
         ref += [np.linalg.solve(want, x), np.linalg.det(want),
                 np.log(np.abs(np.linalg.det(want))), (want @ x)[..., 0],
                 np.linalg.solve(wh, x[..., :1])[..., 0], wh, np.linalg.inv(want)]
+    # float32 products summed in another order than numpy's differ by a few ulps of the
+    # largest term, which is large next to an entry that cancels to near zero.
+    tol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-6
     for i, (o, r) in enumerate(zip(out, ref)):
-        np.testing.assert_allclose(o, r, rtol=1e-6, atol=1e-8, err_msg=f"output {i}")
+        scale = float(np.max(np.abs(r))) if np.size(r) else 0.0
+        np.testing.assert_allclose(o, r, rtol=tol, atol=tol * scale + 1e-8,
+                                   err_msg=f"output {i}")
 
 
 def test_zeros_and_hints():
