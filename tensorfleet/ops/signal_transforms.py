@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 import numpy as np
-import scipy.fftpack
 
 from tensorfleet import dtypes as _dtypes
+from tensorfleet.platform.deferred_scipy import fftpack as _fftpack
 from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.ops.array_concat_ops import concat
 from tensorfleet.ops.array_indexing_ops import pad, slice as _slice
@@ -87,14 +87,14 @@ def dct(input: Any, type: int = 2, n: Any = None, axis: int = -1,  # noqa: A002
         norm: Optional[str] = None, name: Optional[str] = None) -> Tensor:
     """The discrete cosine transform of the innermost axis (cropped or zero-padded to
     ``n``), as ``scipy.fftpack.dct``."""
-    return _cosine(input, type, n, axis, norm, name, "dct", scipy.fftpack.dct)
+    return _cosine(input, type, n, axis, norm, name, "dct", _fftpack.dct)
 
 
 def idct(input: Any, type: int = 2, n: Any = None, axis: int = -1,  # noqa: A002
          norm: Optional[str] = None, name: Optional[str] = None) -> Tensor:
     """The inverse discrete cosine transform, as ``scipy.fftpack.idct`` (unnormalized
     unless ``norm='ortho'``)."""
-    return _cosine(input, type, n, axis, norm, name, "idct", scipy.fftpack.idct)
+    return _cosine(input, type, n, axis, norm, name, "idct", _fftpack.idct)
 
 
 def _mdct_basis(frame_length: int) -> np.ndarray:
@@ -184,5 +184,5 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms: Any,
     with name_scope(name, "mfccs_from_log_mel_spectrograms"):
         x = _float_input(log_mel_spectrograms, "mfccs_from_log_mel_spectrograms")
         bins = x.shape.as_list()[-1]
-        basis = scipy.fftpack.dct(np.eye(bins), type=2, axis=-1) / np.sqrt(2.0 * bins)
+        basis = _fftpack.dct(np.eye(bins), type=2, axis=-1) / np.sqrt(2.0 * bins)
         return apply_last(x, basis)

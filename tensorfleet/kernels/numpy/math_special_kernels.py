@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special
 
+from tensorfleet.platform.deferred_scipy import special as _special
 from tensorfleet.kernels.numpy.array_kernels import invalid
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
@@ -32,10 +32,10 @@ def _elementwise(op_type: str, fn: Any) -> None:
 for _op, _fn in {
     "Tan": np.tan, "Sinh": np.sinh, "Cosh": np.cosh, "Asin": np.arcsin, "Acos": np.arccos,
     "Atan": np.arctan, "Asinh": np.arcsinh, "Acosh": np.arccosh, "Atanh": np.arctanh,
-    "Rint": np.rint, "Erf": scipy.special.erf, "Erfc": scipy.special.erfc,
-    "Lgamma": scipy.special.gammaln, "Erfinv": scipy.special.erfinv,
-    "Ndtri": scipy.special.ndtri, "BesselI0e": scipy.special.i0e,
-    "BesselI1e": scipy.special.i1e,
+    "Rint": np.rint, "Erf": _special.erf, "Erfc": _special.erfc,
+    "Lgamma": _special.gammaln, "Erfinv": _special.erfinv,
+    "Ndtri": _special.ndtri, "BesselI0e": _special.i0e,
+    "BesselI1e": _special.i1e,
 }.items():
     _elementwise(_op, _fn)
 
@@ -49,7 +49,7 @@ def _poles(x: np.ndarray) -> np.ndarray:
 def _digamma(ctx: KernelContext, x: Any) -> np.ndarray:
     x = np.asarray(x)
     with _quiet():
-        out = np.asarray(scipy.special.psi(x), dtype=x.dtype)
+        out = np.asarray(_special.psi(x), dtype=x.dtype)
     # scipy gives -inf at 0 where TensorFlow (and the two-sided limit) gives nan.
     out[_poles(x)] = np.nan
     return out
@@ -61,7 +61,7 @@ def _polygamma(ctx: KernelContext, a: Any, x: Any) -> np.ndarray:
     order_ok = (a >= 0) & (a == np.floor(a))
     order = np.where(order_ok, a, 0).astype(np.int64)
     with _quiet():
-        out = np.asarray(scipy.special.polygamma(order, x), dtype=x.dtype)
+        out = np.asarray(_special.polygamma(order, x), dtype=x.dtype)
     out[~order_ok] = np.nan
     # Odd orders diverge to +inf at the poles, even ones have no limit there.
     poles = _poles(x) & order_ok
@@ -136,7 +136,7 @@ def _truncate_mod(ctx: KernelContext, x: Any, y: Any) -> np.ndarray:
 def _zeta(ctx: KernelContext, x: Any, q: Any) -> np.ndarray:
     x, q = np.broadcast_arrays(np.asarray(x), np.asarray(q))
     with _quiet():
-        out = np.asarray(scipy.special.zeta(x, q), dtype=x.dtype)
+        out = np.asarray(_special.zeta(x, q), dtype=x.dtype)
     out[x < 1] = np.nan  # the series diverges; TensorFlow says nan, not a continuation
     return out
 
@@ -145,7 +145,7 @@ def _zeta(ctx: KernelContext, x: Any, q: Any) -> np.ndarray:
 def _betainc(ctx: KernelContext, a: Any, b: Any, x: Any) -> np.ndarray:
     x = np.asarray(x)
     with _quiet():
-        return np.asarray(scipy.special.betainc(a, b, x), dtype=x.dtype)
+        return np.asarray(_special.betainc(a, b, x), dtype=x.dtype)
 
 
 @register_kernel("NextAfter")

@@ -13,8 +13,8 @@ import threading
 from typing import Any
 
 import numpy as np
-import scipy.special
 
+from tensorfleet.platform.deferred_scipy import special as _special
 from tensorfleet.kernels.numpy.array_kernels import invalid, shape_arg
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
@@ -157,8 +157,8 @@ def _random_gamma_grad(ctx: KernelContext, alpha: Any, sample: Any) -> np.ndarra
     a, x = np.broadcast_arrays(a, x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         h = 1e-5 * a
-        dp_da = (scipy.special.gammainc(a + h, x) - scipy.special.gammainc(a - h, x)) / (2 * h)
-        log_pdf = (a - 1) * np.log(x) - x - scipy.special.gammaln(a)
+        dp_da = (_special.gammainc(a + h, x) - _special.gammainc(a - h, x)) / (2 * h)
+        log_pdf = (a - 1) * np.log(x) - x - _special.gammaln(a)
         out = -dp_da / np.exp(log_pdf)
     out = np.where((a > 0) & (x > 0) & np.isfinite(out), out, 0.0)
     return out.astype(np.asarray(sample).dtype)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special as sc
 
+from tensorfleet.platform.deferred_scipy import special as sc
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.fft
 
+from tensorfleet.platform.deferred_scipy import fft as _fft
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 _TRANSFORMS = {
@@ -15,8 +15,8 @@ _TRANSFORMS = {
     "FFT3D": ("c2c", 3), "IFFT3D": ("ic2c", 3), "RFFT": ("r2c", 1), "IRFFT": ("c2r", 1),
     "RFFT2D": ("r2c", 2), "IRFFT2D": ("c2r", 2), "RFFT3D": ("r2c", 3), "IRFFT3D": ("c2r", 3),
     "FFTND": ("c2c", 0), "IFFTND": ("ic2c", 0), "RFFTND": ("r2c", 0), "IRFFTND": ("c2r", 0)}
-_FUNCS = {"c2c": scipy.fft.fftn, "ic2c": scipy.fft.ifftn, "r2c": scipy.fft.rfftn,
-          "c2r": scipy.fft.irfftn}
+_FUNCS = {"c2c": _fft.fftn, "ic2c": _fft.ifftn, "r2c": _fft.rfftn,
+          "c2r": _fft.irfftn}
 
 
 def _make(op_type: str) -> None:

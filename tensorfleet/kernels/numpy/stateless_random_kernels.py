@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special
 
+from tensorfleet.platform.deferred_scipy import special as _special
 from tensorfleet.kernels.numpy.array_kernels import invalid, shape_arg
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
@@ -61,7 +61,7 @@ def _multinomial(ctx: KernelContext, logits: Any, num_samples: Any, seed: Any) -
     if lg.ndim != 2 or n < 0:
         raise invalid(ctx, f"logits must be [batch, classes] and num_samples >= 0, got "
                            f"{list(lg.shape)} and {n}")
-    p = scipy.special.softmax(lg, axis=1)
+    p = _special.softmax(lg, axis=1)
     g = _rng(ctx, seed)
     cdf = np.cumsum(p, axis=1)
     u = g.random((lg.shape[0], n))
