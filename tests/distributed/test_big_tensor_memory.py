@@ -48,8 +48,10 @@ def test_remote_compute_steps_reuse_pooled_memory(two_tasks):
                 if was_enabled:
                     gc.enable()
     # Each step copies the variable for sending, receives it and adds to it: with
-    # every buffer back in the pool when its step ends, steps take no new memory.
-    assert grown == 0, f"{grown} new buffers over 5 steps"
+    # every buffer back in the pool when its step ends, steps take no new memory. A
+    # serving thread can still hold the last buffer of a step for a moment after
+    # run() returns on a loaded machine, so one buffer may be new, never one a step.
+    assert grown <= 1, f"{grown} new buffers over 5 steps"
 
 
 def test_send_copy_is_independent_of_later_variable_updates(two_tasks):
