@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
+from tensorfleet.framework.graph import Tensor, convert_to_tensor
 from tensorfleet.framework.tensor_shape import TensorShape, broadcast_shape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
@@ -18,7 +18,7 @@ from tensorfleet.ops import nn_ops as N
 from tensorfleet.ops import random_ops as R
 from tensorfleet.ops.distribution import (FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED,
                                           Distribution, RegisterKL)
-from tensorfleet.ops.math_ops_special import betainc, digamma, erfc, erfinv, lbeta, lgamma
+from tensorfleet.ops.math_ops_special import betainc, digamma, erfc, erfinv, lgamma
 from tensorfleet.ops.special_functions import igamma
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
@@ -61,11 +61,12 @@ def _lbeta2(a: Tensor, b: Tensor) -> Tensor:
     return M.subtract(M.add(lgamma(a), lgamma(b)), lgamma(M.add(a, b)))
 
 
-class Normal(Distribution):
-    """The normal distribution of mean ``loc`` and standard deviation ``scale``."""
+class _LocationScale(Distribution):
+    """A distribution of location ``loc`` and ``scale`` (broadcast together), centred on
+    ``loc``: its mean and mode."""
 
-    def __init__(self, loc: Any, scale: Any, validate_args: bool = False,
-                 allow_nan_stats: bool = True, name: str = "Normal"):
+    def __init__(self, loc: Any, scale: Any, validate_args: bool, allow_nan_stats: bool,
+                 name: str):
         p = _params(loc=loc, scale=scale)
         self._loc, self._scale = p["loc"], p["scale"]
         super().__init__(self._loc.dtype, FULLY_REPARAMETERIZED, validate_args,
@@ -81,6 +82,22 @@ class Normal(Distribution):
 
     def _z(self, x: Tensor) -> Tensor:
         return M.div(M.subtract(x, self._loc), self._scale)
+
+    def _mean(self) -> Tensor:
+        return self._loc + A.zeros_like(self._scale)
+
+    _mode = _mean
+
+    def _variance(self) -> Tensor:
+        return M.square(self._stddev())
+
+
+class Normal(_LocationScale):
+    """The normal distribution of mean ``loc`` and standard deviation ``scale``."""
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool = False,
+                 allow_nan_stats: bool = True, name: str = "Normal"):
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample_n(self, shape: list, seed: Optional[int]) -> Tensor:
         z = R.random_normal(_full(shape, self.batch_shape), dtype=self.dtype, seed=seed)
@@ -101,16 +118,8 @@ class Normal(Distribution):
         scale = self._scale + A.zeros_like(self._loc)
         return M.add(M.log(scale), 0.5 + _HALF_LOG_TWO_PI)
 
-    def _mean(self) -> Tensor:
-        return self._loc + A.zeros_like(self._scale)
-
-    _mode = _mean
-
     def _stddev(self) -> Tensor:
         return self._scale + A.zeros_like(self._loc)
-
-    def _variance(self) -> Tensor:
-        return M.square(self._stddev())
 
 
 @RegisterKL(Normal, Normal)
@@ -321,23 +330,12 @@ def _kl_beta_beta(a: Beta, b: Beta, name: Optional[str] = None) -> Tensor:
             + M.multiply(M.subtract(b.total_concentration, t1), digamma(t1)))
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale):
     """The Laplace distribution of location ``loc`` and ``scale``."""
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool = False,
                  allow_nan_stats: bool = True, name: str = "Laplace"):
-        p = _params(loc=loc, scale=scale)
-        self._loc, self._scale = p["loc"], p["scale"]
-        super().__init__(self._loc.dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, dict(loc=loc, scale=scale, validate_args=validate_args,
-                                               allow_nan_stats=allow_nan_stats, name=name),
-                         name=name)
-
-    loc = property(lambda self: self._loc)
-    scale = property(lambda self: self._scale)
-
-    def _batch_shape(self) -> TensorShape:
-        return _broadcast(self._loc, self._scale)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample_n(self, shape: list, seed: Optional[int]) -> Tensor:
         eps = np.finfo(self.dtype.np).eps
@@ -351,23 +349,15 @@ class Laplace(Distribution):
                                 M.div(M.abs(M.subtract(x, self._loc)), self._scale)))
 
     def _cdf(self, x: Tensor) -> Tensor:
-        z = M.div(M.subtract(x, self._loc), self._scale)
+        z = self._z(x)
         return M.add(0.5, M.multiply(M.multiply(M.sign(z), 0.5),
                                      M.subtract(1.0, M.exp(M.negative(M.abs(z))))))
 
     def _entropy(self) -> Tensor:
         return M.add(M.log(M.multiply(self._scale + A.zeros_like(self._loc), 2.0)), 1.0)
 
-    def _mean(self) -> Tensor:
-        return self._loc + A.zeros_like(self._scale)
-
-    _mode = _mean
-
     def _stddev(self) -> Tensor:
         return M.multiply(self._scale + A.zeros_like(self._loc), math.sqrt(2.0))
-
-    def _variance(self) -> Tensor:
-        return M.square(self._stddev())
 
 
 class StudentT(Distribution):
