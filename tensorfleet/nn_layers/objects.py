@@ -342,6 +342,9 @@ def deconv_output_length(size: Optional[int], k: int, stride: int, padding: str,
 class Conv2DTranspose(_Conv):
     """Transposed 2-D convolution layer; ``kernel`` is [kh, kw, filters, in_channels]."""
 
+    # The transposed convolution of the layer's rank (a subclass of another rank sets both).
+    _transpose = staticmethod(CM.conv2d_transpose)
+
     def build(self, input_shape: Any) -> None:
         """Creates ``kernel`` [*kernel_size, filters, in_channels] and ``bias``."""
         self._make(list(self.kernel_size) + [self.filters, self._in_channels(input_shape)])
@@ -350,13 +353,13 @@ class Conv2DTranspose(_Conv):
         """Transposed convolution of ``inputs`` with ``kernel``, then bias and activation."""
         shp = inputs.shape.as_list()
         dims = [deconv_output_length(shp[i + 1], self.kernel_size[i], self.strides[i],
-                                     self.padding, self.dilation_rate[i]) for i in range(2)]
+                                     self.padding, self.dilation_rate[i]) for i in range(self._rank)]
         static = [shp[0]] + dims + [self.filters]
         if None in static:
             # Unknown sizes are taken from the input at run time.
             dyn = A.shape(inputs)
             parts: List[Any] = [dyn[0] if static[0] is None else static[0]]
-            for i in range(2):
+            for i in range(self._rank):
                 if dims[i] is not None:
                     parts.append(dims[i])
                     continue
@@ -366,8 +369,8 @@ class Conv2DTranspose(_Conv):
             out_shape: Any = A.stack(parts + [self.filters])
         else:
             out_shape = static
-        y = CM.conv2d_transpose(inputs, self.kernel, out_shape, [1, *self.strides, 1],
-                                padding=self.padding, dilations=[1, *self.dilation_rate, 1])
+        y = self._transpose(inputs, self.kernel, out_shape, [1, *self.strides, 1],
+                            padding=self.padding, dilations=[1, *self.dilation_rate, 1])
         y.set_shape(static)
         return self._finish(y)
 
