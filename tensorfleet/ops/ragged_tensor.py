@@ -35,29 +35,26 @@ def _splits(t: Any, dtype: Any = None) -> Tensor:
     return s
 
 
-class RaggedTensorValue:
-    """The value of a ``RaggedTensor``: numpy ``values`` and ``row_splits``."""
+class _NestedRows:
+    """The levels of a ragged value or tensor, whose ``values`` are either the next level
+    (of the same kind) or the flat values."""
 
-    def __init__(self, values: Any, row_splits: Any):
-        self._values = values
-        self._row_splits = np.asarray(row_splits)
-
-    values = property(lambda self: self._values)
-    row_splits = property(lambda self: self._row_splits)
+    _values: Any
+    _row_splits: Any
 
     @property
-    def flat_values(self) -> np.ndarray:
+    def flat_values(self) -> Any:
         v = self._values
-        while isinstance(v, RaggedTensorValue):
-            v = v.values
+        while isinstance(v, _NestedRows):
+            v = v._values
         return v
 
     @property
     def nested_row_splits(self) -> tuple:
         out, v = [self._row_splits], self._values
-        while isinstance(v, RaggedTensorValue):
-            out.append(v.row_splits)
-            v = v.values
+        while isinstance(v, _NestedRows):
+            out.append(v._row_splits)
+            v = v._values
         return tuple(out)
 
     @property
@@ -67,6 +64,17 @@ class RaggedTensorValue:
     @property
     def dtype(self) -> Any:
         return self.flat_values.dtype
+
+
+class RaggedTensorValue(_NestedRows):
+    """The value of a ``RaggedTensor``: numpy ``values`` and ``row_splits``."""
+
+    def __init__(self, values: Any, row_splits: Any):
+        self._values = values
+        self._row_splits = np.asarray(row_splits)
+
+    values = property(lambda self: self._values)
+    row_splits = property(lambda self: self._row_splits)
 
     @property
     def shape(self) -> tuple:
@@ -94,7 +102,7 @@ def _rebuild(values: Any, row_splits: Any) -> RaggedTensorValue:
     return RaggedTensorValue(values, row_splits)
 
 
-class RaggedTensor:
+class RaggedTensor(_NestedRows):
     """A ragged tensor (``tf.RaggedTensor``); build one with a ``from_*`` factory."""
 
     def __init__(self, values: Any, row_splits: Tensor, internal: bool = False):
@@ -235,29 +243,6 @@ class RaggedTensor:
     @property
     def row_splits(self) -> Tensor:
         return self._row_splits
-
-    @property
-    def flat_values(self) -> Tensor:
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            v = v.values
-        return v
-
-    @property
-    def nested_row_splits(self) -> tuple:
-        out, v = [self._row_splits], self._values
-        while isinstance(v, RaggedTensor):
-            out.append(v.row_splits)
-            v = v.values
-        return tuple(out)
-
-    @property
-    def ragged_rank(self) -> int:
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self) -> Any:
-        return self.flat_values.dtype
 
     @property
     def row_splits_dtype(self) -> Any:
