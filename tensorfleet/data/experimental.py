@@ -25,6 +25,8 @@ from tensorfleet.data.from_list import from_list
 from tensorfleet.data.device_placement import copy_to_device, prefetch_to_device
 from tensorfleet.data.random_dataset import RandomDataset
 from tensorfleet.data.sql_dataset import SqlDataset
+from tensorfleet.data.stateful_reduction import Reducer, group_by_reducer, scan
+from tensorfleet.data.cardinality_checks import assert_cardinality, pad_to_cardinality
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -154,4 +156,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "SqlDataset", "DatasetInitializer", "index_table_from_dataset",
            "table_from_dataset",
            "map_and_batch_with_legacy_function",
-           "TFRecordWriter"]
+           "TFRecordWriter",
+           "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]

@@ -46,6 +46,15 @@ STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave"
              "bucket_by_sequence_length", "unique", "take_while")
 COMPOSITE_SOURCES = ("zip", "concatenate", "sample", "choose")
 _MAX_INT = 2 ** 62
+# Value stages defined by other kernel modules: kind -> (check, build). ``check(stage,
+# op_name)`` validates a received stage and returns it; ``build(node, stage, compile_fn)``
+# gives the node that runs it over value elements.
+_REGISTERED_STAGES: Dict[str, Tuple[Any, Any]] = {}
+
+
+def register_stage(kind: str, check: Any, build: Any) -> None:
+    """Adds the value stage ``kind`` to every pipeline the kernels build."""
+    _REGISTERED_STAGES[kind] = (check, build)
 
 
 def _invalid(op_name: Optional[str], msg: str) -> errors.InvalidArgumentError:
@@ -71,10 +80,14 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
         raise _invalid(op_name, "Dataset stages must be a list")
     out = []
     for st in stages:
-        if not isinstance(st, dict) or st.get("op") not in STAGE_OPS:
-            raise _invalid(op_name, f"Unknown dataset stage {st!r}; known: {STAGE_OPS}")
+        if not isinstance(st, dict) or (st.get("op") not in STAGE_OPS and
+                                        st.get("op") not in _REGISTERED_STAGES):
+            raise _invalid(op_name, f"Unknown dataset stage {st!r}; known: "
+                                    f"{STAGE_OPS + tuple(_REGISTERED_STAGES)}")
         kind = st["op"]
-        if kind == "shard":
+        if kind in _REGISTERED_STAGES:
+            st = _REGISTERED_STAGES[kind][0](st, op_name)
+        elif kind == "shard":
             n = _int(st, "num_shards", 1, op_name)
             i = _int(st, "index", 0, op_name)
             if i >= n:
@@ -250,9 +263,11 @@ def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: A
     """
     for st in stages:
         kind = st["op"]
-        if kind in dv.VALUE_STAGES and gather is not None:
+        if (kind in dv.VALUE_STAGES or kind in _REGISTERED_STAGES) and gather is not None:
             node, gather = dv.Gather(node, gather), None
-        if kind == "shard":
+        if kind in _REGISTERED_STAGES:
+            node = _REGISTERED_STAGES[kind][1](node, st, compile_fn)
+        elif kind == "shard":
             node = _Shard(node, int(st["num_shards"]), int(st["index"]))
         elif kind == "shuffle":
             node = _Shuffle(node, int(st["buffer_size"]), st.get("seed"),
@@ -615,5 +630,6 @@ def _iterator_get_next(ctx: KernelContext) -> Any:
     return _cast_outputs(ctx, _resource(ctx).get_next(ctx.op_name))
 
 
-__all__ = ["IteratorResource", "build_pipeline", "validate_stages", "RESOURCE_PREFIX",
+__all__ = ["IteratorResource", "build_pipeline", "register_stage", "validate_stages",
+           "RESOURCE_PREFIX",
            "STAGE_OPS"]
