@@ -8,7 +8,7 @@ order. ``AUTOTUNE`` is accepted wherever a parallelism or buffer size is.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional as _Maybe
 
 from tensorfleet.data.dataset_ops import Dataset
 
@@ -27,6 +27,7 @@ from tensorfleet.data.random_dataset import RandomDataset
 from tensorfleet.data.sql_dataset import SqlDataset
 from tensorfleet.data.stateful_reduction import Reducer, group_by_reducer, scan
 from tensorfleet.data.cardinality_checks import assert_cardinality, pad_to_cardinality
+from tensorfleet.data.optional_ops import Optional, get_next_as_optional
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -56,8 +57,8 @@ def _parallelism(value: Any, what: str) -> None:
 
 
 def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
-                  num_parallel_batches: Optional[int] = None, drop_remainder: bool = False,
-                  num_parallel_calls: Optional[int] = None) -> Transformation:
+                  num_parallel_batches: _Maybe[int] = None, drop_remainder: bool = False,
+                  num_parallel_calls: _Maybe[int] = None) -> Transformation:
     """``map(map_func)`` then ``batch(batch_size, drop_remainder)``.
 
     Raises:
@@ -77,9 +78,9 @@ def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
 
 
 def map_and_batch_with_legacy_function(map_func: Callable[..., Any], batch_size: Any,
-                                       num_parallel_batches: Optional[int] = None,
+                                       num_parallel_batches: _Maybe[int] = None,
                                        drop_remainder: bool = False,
-                                       num_parallel_calls: Optional[int] = None
+                                       num_parallel_calls: _Maybe[int] = None
                                        ) -> Transformation:
     """``map_and_batch``: TensorFlow's "legacy function" tracing mode has one form here,
     the one every map function is traced with."""
@@ -89,8 +90,8 @@ def map_and_batch_with_legacy_function(map_func: Callable[..., Any], batch_size:
 
 def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
                         block_length: Any = 1, sloppy: bool = False,
-                        buffer_output_elements: Optional[int] = None,
-                        prefetch_input_elements: Optional[int] = None) -> Transformation:
+                        buffer_output_elements: _Maybe[int] = None,
+                        prefetch_input_elements: _Maybe[int] = None) -> Transformation:
     """``interleave(map_func, cycle_length, block_length)`` over a data set of file names.
 
     The order is always the deterministic one, which ``sloppy=True`` also permits.
@@ -108,7 +109,7 @@ def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
 
 
 def shuffle_and_repeat(buffer_size: Any, count: Any = None,
-                       seed: Optional[int] = None) -> Transformation:
+                       seed: _Maybe[int] = None) -> Transformation:
     """``shuffle(buffer_size, seed)`` then ``repeat(count)``: every repetition is
     shuffled anew."""
     def apply(ds: Dataset) -> Dataset:
@@ -157,4 +158,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "table_from_dataset",
            "map_and_batch_with_legacy_function",
            "TFRecordWriter",
+           "Optional", "get_next_as_optional",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]

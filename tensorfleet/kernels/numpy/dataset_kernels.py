@@ -579,7 +579,8 @@ def _range_gather(start: int, step: int) -> Any:
     return gather
 
 
-def _resource(ctx: KernelContext) -> IteratorResource:
+def iterator_resource(ctx: KernelContext) -> IteratorResource:
+    """The iterator resource an iterator op names by its ``shared_name`` attr."""
     name = ctx.attrs.get("shared_name")
     if not isinstance(name, str) or not name:
         raise _invalid(ctx.op_name, "iterator op needs a non-empty shared_name attr")
@@ -610,7 +611,7 @@ def _cast_outputs(ctx: KernelContext, values: List[np.ndarray]) -> Any:
 
 @register_kernel("OneShotIteratorGetNext")
 def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
-    res = _resource(ctx)
+    res = iterator_resource(ctx)
     if not res.initialized:
         res.initialize(ctx.attrs.get("source"),
                        validate_stages(ctx.attrs.get("stages"), ctx.op_name),
@@ -620,16 +621,17 @@ def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
 
 @register_kernel("InitializeIterator")
 def _initialize_iterator(ctx: KernelContext, *components: np.ndarray) -> None:
-    _resource(ctx).initialize(ctx.attrs.get("source"),
+    iterator_resource(ctx).initialize(ctx.attrs.get("source"),
                               validate_stages(ctx.attrs.get("stages"), ctx.op_name),
                               components, ctx.op_name, ctx=ctx)
 
 
 @register_kernel("IteratorGetNextV2")
 def _iterator_get_next(ctx: KernelContext) -> Any:
-    return _cast_outputs(ctx, _resource(ctx).get_next(ctx.op_name))
+    return _cast_outputs(ctx, iterator_resource(ctx).get_next(ctx.op_name))
 
 
-__all__ = ["IteratorResource", "build_pipeline", "register_stage", "validate_stages",
+__all__ = ["IteratorResource", "build_pipeline", "iterator_resource", "register_stage",
+           "validate_stages",
            "RESOURCE_PREFIX",
            "STAGE_OPS"]
