@@ -28,6 +28,7 @@ from tensorfleet.data.sql_dataset import SqlDataset
 from tensorfleet.data.stateful_reduction import Reducer, group_by_reducer, scan
 from tensorfleet.data.cardinality_checks import assert_cardinality, pad_to_cardinality
 from tensorfleet.data.optional_ops import Optional, get_next_as_optional
+from tensorfleet.data.error_tolerance import ignore_errors
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -158,5 +159,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "table_from_dataset",
            "map_and_batch_with_legacy_function",
            "TFRecordWriter",
-           "Optional", "get_next_as_optional",
+           "Optional", "get_next_as_optional", "ignore_errors",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]
