@@ -7,6 +7,7 @@ from tensorfleet.ops.priority_queue_ops import PriorityQueue
 from tensorfleet.ops.image_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg,
     decode_png, encode_jpeg, encode_png, extract_jpeg_shape)
 from tensorfleet.ops.image_jpeg_ops import decode_and_crop_jpeg, decode_webp, is_jpeg
+from tensorfleet.ops.proto_ops import decode_proto, encode_proto
 from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
 from tensorfleet.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
     SparseFeature, VarLenFeature, parse_example, parse_single_example)
@@ -37,4 +38,4 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "serialize_sparse",
            "PriorityQueue",
            "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
-           "extract_jpeg_shape", "is_jpeg"]
+           "extract_jpeg_shape", "is_jpeg", "decode_proto", "encode_proto"]
