@@ -12,6 +12,7 @@ from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
 from tensorfleet.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
     SparseFeature, VarLenFeature, parse_example, parse_single_example)
 from tensorfleet.ops.parsing_sequence_ops import parse_single_sequence_example
+from tensorfleet.ops.parsing_sequence_batch_ops import parse_sequence_example
 from tensorfleet.ops.string_manip_ops import (decode_base64, encode_base64, write_file)
 from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file)
 from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOptions,
@@ -38,4 +39,5 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "serialize_sparse",
            "PriorityQueue",
            "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
-           "extract_jpeg_shape", "is_jpeg", "decode_proto", "encode_proto"]
+           "extract_jpeg_shape", "is_jpeg", "decode_proto", "encode_proto",
+           "parse_sequence_example"]
