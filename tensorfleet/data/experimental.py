@@ -37,9 +37,10 @@ from tensorfleet.data.options import (AutoShardPolicy, AutotuneAlgorithm, Autotu
     DistributeOptions, ExternalStatePolicy, OptimizationOptions, SHARD_HINT, ServiceOptions,
     ThreadingOptions)
 from tensorfleet.framework.type_spec import (DatasetSpec as DatasetStructure,
-    OptionalSpec as OptionalStructure, SparseTensorSpec as SparseTensorStructure,
-    TensorArraySpec as TensorArrayStructure, TensorSpec as TensorStructure,
-    TypeSpec as Structure, dataset_structure as get_structure)
+    OptionalSpec as OptionalStructure, TypeSpec as Structure,
+    dataset_structure as get_structure)
+from tensorfleet.data.structures import (RaggedTensorStructure, SparseTensorStructure,
+    TensorArrayStructure, TensorStructure)
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -161,5 +162,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "map_and_batch_with_legacy_function",
            "TFRecordWriter",
            "Optional", "get_next_as_optional", "ignore_errors",
-           "enable_debug_mode",
+           "enable_debug_mode", "RaggedTensorStructure",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]
