@@ -13,6 +13,7 @@ from tensorfleet.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeatur
     SparseFeature, VarLenFeature, parse_example, parse_single_example)
 from tensorfleet.ops.parsing_sequence_ops import parse_single_sequence_example
 from tensorfleet.ops.parsing_sequence_batch_ops import parse_sequence_example
+from tensorfleet.ops.parsing_ragged_feature import RaggedFeature
 from tensorfleet.ops.string_manip_ops import (decode_base64, encode_base64, write_file)
 from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file)
 from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOptions,
@@ -40,4 +41,4 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "PriorityQueue",
            "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
            "extract_jpeg_shape", "is_jpeg", "decode_proto", "encode_proto",
-           "parse_sequence_example"]
+           "parse_sequence_example", "RaggedFeature"]
