@@ -30,6 +30,7 @@ from tensorfleet.data.cardinality_checks import assert_cardinality, pad_to_cardi
 from tensorfleet.data.optional_ops import Optional, get_next_as_optional
 from tensorfleet.data.error_tolerance import ignore_errors
 from tensorfleet.data.debug_mode import enable_debug_mode
+from tensorfleet.data.rejection_resampling import rejection_resample
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -162,5 +163,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "map_and_batch_with_legacy_function",
            "TFRecordWriter",
            "Optional", "get_next_as_optional", "ignore_errors",
-           "enable_debug_mode", "RaggedTensorStructure",
+           "enable_debug_mode", "RaggedTensorStructure", "rejection_resample",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]
