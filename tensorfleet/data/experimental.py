@@ -31,6 +31,7 @@ from tensorfleet.data.optional_ops import Optional, get_next_as_optional
 from tensorfleet.data.error_tolerance import ignore_errors
 from tensorfleet.data.debug_mode import enable_debug_mode
 from tensorfleet.data.rejection_resampling import rejection_resample
+from tensorfleet.data.snapshot import snapshot
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -164,4 +165,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "TFRecordWriter",
            "Optional", "get_next_as_optional", "ignore_errors",
            "enable_debug_mode", "RaggedTensorStructure", "rejection_resample",
+           "snapshot",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]
