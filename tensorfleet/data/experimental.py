@@ -32,6 +32,7 @@ from tensorfleet.data.error_tolerance import ignore_errors
 from tensorfleet.data.debug_mode import enable_debug_mode
 from tensorfleet.data.rejection_resampling import rejection_resample
 from tensorfleet.data.snapshot import snapshot
+from tensorfleet.data.iterator_saveable import make_saveable_from_iterator
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -165,5 +166,5 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "TFRecordWriter",
            "Optional", "get_next_as_optional", "ignore_errors",
            "enable_debug_mode", "RaggedTensorStructure", "rejection_resample",
-           "snapshot",
+           "snapshot", "make_saveable_from_iterator",
            "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]

@@ -27,4 +27,5 @@ from tensorfleet.kernels.numpy import (  # noqa: F401,E402
     string_unicode_codec_kernels, dataset_state_kernels, dataset_optional_kernels,
     dataset_error_kernels, proto_kernels, parsing_sequence_batch_kernels,
     image_glimpse_kernels, dataset_resample_kernels, dataset_snapshot_kernels,
+    dataset_saveable_kernels,
     mutable_lookup_kernels, tensor_summary_kernels, tfrecord_write_kernels)

@@ -492,6 +492,9 @@ def _composite(source: Dict[str, Any], kind: str, built: List[Iterable[Any]],
     return dv.Sample(built, weights, seed, stop)
 
 
+_END_OF_PIPELINE = object()
+
+
 class IteratorResource:
     """One iterator's position in its pipeline, shared by every op that names it."""
 
@@ -500,6 +503,9 @@ class IteratorResource:
         self._lock = threading.Lock()
         self._it: Optional[Iterator[Any]] = None
         self._gather: Any = None
+        self._build_args: Optional[tuple] = None
+        # Elements produced since the pipeline (re)started: what a checkpoint records.
+        self.position = 0
 
     @property
     def initialized(self) -> bool:
@@ -517,6 +523,27 @@ class IteratorResource:
                 return
             self._it = iter(pipeline)
             self._gather = gather
+            self._build_args = (source, stages, list(components), ctx)
+            self.position = 0
+
+    def restore_position(self, position: int, op_name: Optional[str] = None) -> None:
+        """Starts the pipeline afresh and moves past ``position`` elements, so that the
+        next element is the one that followed them when the position was saved."""
+        with self._lock:
+            if self._build_args is None:
+                raise errors.FailedPreconditionError(
+                    op_name, None, "Restoring an iterator that has not been initialized: run "
+                    "its initializer first")
+            source, stages, components, ctx = self._build_args
+        pipeline, gather = _build_source(source, stages, components, op_name, ctx)
+        it = iter(pipeline)
+        for n in range(position):
+            if next(it, _END_OF_PIPELINE) is _END_OF_PIPELINE:
+                raise errors.FailedPreconditionError(
+                    op_name, None, f"The checkpoint's iterator position ({position}) is past "
+                    f"the end of the data set ({n} elements)")
+        with self._lock:
+            self._it, self._gather, self.position = it, gather, position
 
     def get_next(self, op_name: Optional[str] = None) -> List[np.ndarray]:
         """The next element's components; OutOfRangeError at the end of the sequence."""
@@ -530,6 +557,7 @@ class IteratorResource:
                 element = next(self._it)
             except StopIteration:
                 raise errors.OutOfRangeError(op_name, None, "End of sequence") from None
+            self.position += 1
             gather = self._gather
         return gather(element, op_name)
 
@@ -609,14 +637,20 @@ def _cast_outputs(ctx: KernelContext, values: List[np.ndarray]) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@register_kernel("OneShotIteratorGetNext")
-def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
+def one_shot_resource(ctx: KernelContext, components: Sequence[np.ndarray]) -> IteratorResource:
+    """The iterator resource of a one-shot iterator op, started on first use from the
+    op's source and stages attrs over its ``components``."""
     res = iterator_resource(ctx)
     if not res.initialized:
         res.initialize(ctx.attrs.get("source"),
                        validate_stages(ctx.attrs.get("stages"), ctx.op_name),
                        components, ctx.op_name, only_once=True, ctx=ctx)
-    return _cast_outputs(ctx, res.get_next(ctx.op_name))
+    return res
+
+
+@register_kernel("OneShotIteratorGetNext")
+def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
+    return _cast_outputs(ctx, one_shot_resource(ctx, components).get_next(ctx.op_name))
 
 
 @register_kernel("InitializeIterator")
@@ -631,7 +665,8 @@ def _iterator_get_next(ctx: KernelContext) -> Any:
     return _cast_outputs(ctx, iterator_resource(ctx).get_next(ctx.op_name))
 
 
-__all__ = ["IteratorResource", "build_pipeline", "iterator_resource", "register_stage",
+__all__ = ["IteratorResource", "build_pipeline", "iterator_resource", "one_shot_resource",
+           "register_stage",
            "validate_stages",
            "RESOURCE_PREFIX",
            "STAGE_OPS"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.numpy.dataset_kernels import (IteratorResource, iterator_resource,
-                                                       validate_stages)
+                                                       one_shot_resource)
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -38,12 +38,7 @@ def _next_or_empty(ctx: KernelContext, res: IteratorResource) -> tuple:
 
 @register_kernel("OneShotIteratorGetNextAsOptional")
 def _one_shot_as_optional(ctx: KernelContext, *components: np.ndarray) -> tuple:
-    res = iterator_resource(ctx)
-    if not res.initialized:
-        res.initialize(ctx.attrs.get("source"),
-                       validate_stages(ctx.attrs.get("stages"), ctx.op_name),
-                       components, ctx.op_name, only_once=True, ctx=ctx)
-    return _next_or_empty(ctx, res)
+    return _next_or_empty(ctx, one_shot_resource(ctx, components))
 
 
 @register_kernel("IteratorGetNextAsOptional")
