@@ -25,8 +25,8 @@ from tensorfleet.ops.image_adjust_ops import (
 from tensorfleet.ops.image_jpeg_ops import (adjust_jpeg_quality, decode_and_crop_jpeg,
     decode_webp, is_jpeg, random_jpeg_quality)
 
-__all__ = ["extract_glimpse", "adjust_jpeg_quality", "decode_and_crop_jpeg", "decode_webp", "is_jpeg",
-           "random_jpeg_quality",
+__all__ = ["adjust_jpeg_quality", "decode_and_crop_jpeg", "decode_webp", "is_jpeg",
+           "random_jpeg_quality", "extract_glimpse",
            "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "central_crop", "combined_non_max_suppression",
            "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box", "decode_bmp",

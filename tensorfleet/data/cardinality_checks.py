@@ -9,17 +9,10 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.data.cardinality import INFINITE_CARDINALITY, count_of, plain_stages
-from tensorfleet.data.dataset_ops import Dataset, _count, _KernelStage
+from tensorfleet.data.dataset_ops import Dataset, _count, _KernelStage, transformation_input
 from tensorfleet.data.iterator_ops import ComponentSpec, flatten, map_structure
 
 Transformation = Callable[[Dataset], Dataset]
-
-
-def _dataset(ds: Any, what: str) -> Dataset:
-    if not isinstance(ds, Dataset):
-        raise TypeError(f"{what} is a transformation for Dataset.apply; it was applied to "
-                        f"{type(ds).__name__}")
-    return ds
 
 
 def assert_cardinality(expected_cardinality: Any) -> Transformation:
@@ -33,7 +26,7 @@ def assert_cardinality(expected_cardinality: Any) -> Transformation:
         n = _count(expected_cardinality, "assert_cardinality: expected_cardinality", 0)
 
     def apply(ds: Dataset) -> Dataset:
-        spec = _dataset(ds, "assert_cardinality")._spec
+        spec = transformation_input(ds, "assert_cardinality")._spec
         return ds._with(_KernelStage({"op": "assert_cardinality", "cardinality": n}, spec),
                         spec)
     return apply
@@ -53,7 +46,7 @@ def pad_to_cardinality(cardinality: Any, mask_key: str = "valid") -> Transformat
         raise TypeError(f"pad_to_cardinality: mask_key must be a string, got {mask_key!r}")
 
     def apply(ds: Dataset) -> Dataset:
-        spec = _dataset(ds, "pad_to_cardinality")._spec
+        spec = transformation_input(ds, "pad_to_cardinality")._spec
         if not isinstance(spec, dict):
             raise ValueError("pad_to_cardinality requires its input dataset to be a "
                              "dictionary.")

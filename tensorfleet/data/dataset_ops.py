@@ -193,6 +193,15 @@ def _elementwise_problem(g: Graph, inputs: List[Tensor], outputs: List[Tensor]) 
     return None
 
 
+def transformation_input(ds: Any, what: str) -> "Dataset":
+    """``ds``, which a ``Dataset.apply`` transformation named ``what`` was applied to;
+    TypeError when it is not a Dataset."""
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"{what} is a transformation for Dataset.apply; it was applied to "
+                        f"{type(ds).__name__}")
+    return ds
+
+
 class _KernelStage:
     """A stage that needs element values (filter, padded_batch, unbatch), with the
     element spec after it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tensorfleet.data.dataset_ops import Dataset, _KernelStage
+from tensorfleet.data.dataset_ops import Dataset, _KernelStage, transformation_input
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -23,10 +23,7 @@ def ignore_errors(log_warning: bool = False) -> Transformation:
         raise TypeError(f"ignore_errors: log_warning must be a bool, got {log_warning!r}")
 
     def apply(ds: Any) -> Dataset:
-        if not isinstance(ds, Dataset):
-            raise TypeError(f"ignore_errors is a transformation for Dataset.apply; it was "
-                            f"applied to {type(ds).__name__}")
-        spec = ds._spec
+        spec = transformation_input(ds, "ignore_errors")._spec
         return ds._with(_KernelStage({"op": "ignore_errors", "log_warning": log_warning},
                                      spec), spec)
     return apply

@@ -12,7 +12,7 @@ map with random or other stateful ops) may not, which ``external_state_policy`` 
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.data.iterator_ops import Iterator

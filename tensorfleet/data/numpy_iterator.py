@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from tensorfleet import errors
+from tensorfleet.data.dataset_ops import Dataset
 from tensorfleet.data.iterator_ops import make_one_shot_iterator
 from tensorfleet.framework.graph import Graph
+from tensorfleet.runtime.session import Session
 
 
 class NumpyIterator:
     """Iterates over ``dataset``'s elements as numpy arrays (nested as the elements are)."""
 
     def __init__(self, dataset: Any):
-        from tensorfleet.data.dataset_ops import Dataset
-        from tensorfleet.runtime.session import Session
         if not isinstance(dataset, Dataset):
             raise TypeError(f"NumpyIterator needs a tf.data.Dataset, got "
                             f"{type(dataset).__name__}")

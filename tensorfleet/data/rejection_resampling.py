@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorfleet.data import dataset_compose as _compose
-from tensorfleet.data.dataset_ops import Dataset, _KernelStage
+from tensorfleet.data.dataset_ops import Dataset, _KernelStage, transformation_input
 from tensorfleet.data.grouping import _scalar_function
 from tensorfleet.data.iterator_ops import ComponentSpec, flatten
 from tensorfleet.framework.graph import Tensor, get_seed
@@ -61,9 +61,7 @@ def rejection_resample(class_func: Callable[..., Any], target_dist: Any,
         int(graph_seed or 0) & (2 ** 63 - 1), int(op_seed or 0) & (2 ** 63 - 1)]
 
     def apply(ds: Dataset) -> Dataset:
-        if not isinstance(ds, Dataset):
-            raise TypeError(f"rejection_resample is a transformation for Dataset.apply; it "
-                            f"was applied to {type(ds).__name__}")
+        transformation_input(ds, "rejection_resample")
         stage = {"op": "rejection_resample",
                  "class": _scalar_function("rejection_resample class_func", class_func,
                                            ds._spec),

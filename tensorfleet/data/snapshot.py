@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorfleet.data.dataset_ops import Dataset, _KernelStage
+from tensorfleet.data.dataset_ops import Dataset, _KernelStage, transformation_input
 from tensorfleet.data.iterator_ops import flatten
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.framework.serialization import encode_attr
@@ -67,10 +67,7 @@ def snapshot(path: str, compression: Optional[str] = "AUTO", reader_func: Any = 
         raise TypeError(f"snapshot: path must be a directory name, got {path!r}")
 
     def apply(ds: Any) -> Dataset:
-        if not isinstance(ds, Dataset):
-            raise TypeError(f"snapshot is a transformation for Dataset.apply; it was applied "
-                            f"to {type(ds).__name__}")
-        spec = ds._spec
+        spec = transformation_input(ds, "snapshot")._spec
         stage = {"op": "snapshot", "path": os.fspath(path), "fingerprint": _fingerprint(ds),
                  "compression": _COMPRESSION[key], "num_components": len(flatten(spec))}
         return ds._with(_KernelStage(stage, spec), spec)

@@ -13,20 +13,13 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.data import dataset_compose as _compose
-from tensorfleet.data.dataset_ops import Dataset, _KernelStage
+from tensorfleet.data.dataset_ops import Dataset, _KernelStage, transformation_input
 from tensorfleet.data.grouping import _scalar_function
 from tensorfleet.data.iterator_ops import ComponentSpec, flatten, pack_sequence_as
 from tensorfleet.framework.graph import Tensor
 from tensorfleet.ops.op_util import const_value
 
 Transformation = Callable[[Dataset], Dataset]
-
-
-def _dataset(ds: Any, what: str) -> Dataset:
-    if not isinstance(ds, Dataset):
-        raise TypeError(f"{what} is a transformation for Dataset.apply; it was applied to "
-                        f"{type(ds).__name__}")
-    return ds
 
 
 def _state_arrays(initial_state: Any) -> Tuple[Any, List[np.ndarray]]:
@@ -97,7 +90,7 @@ def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Transformation:
     state_spec, arrays = _state_arrays(initial_state)
 
     def apply(ds: Dataset) -> Dataset:
-        spec = _dataset(ds, "scan")._spec
+        spec = transformation_input(ds, "scan")._spec
         fn, _, out_spec = _trace_step("scan: scan_func", scan_func, state_spec, spec, True)
         stage = {"op": "scan", "fn": fn, "initial_state": arrays}
         return ds._with(_KernelStage(stage, out_spec), out_spec)
@@ -146,7 +139,7 @@ def group_by_reducer(key_func: Callable[..., Any], reducer: Reducer) -> Transfor
                         f"got {type(reducer).__name__}")
 
     def apply(ds: Dataset) -> Dataset:
-        spec = _dataset(ds, "group_by_reducer")._spec
+        spec = transformation_input(ds, "group_by_reducer")._spec
         key = _scalar_function("group_by_reducer key_func", key_func, spec)
         init, state = _compose.function_stage("map", reducer.init_func,
                                               ComponentSpec(_dtypes.int64, []))

@@ -4,7 +4,7 @@ protobuf library's descriptor pools and dynamic message classes."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
