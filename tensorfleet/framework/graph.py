@@ -367,7 +367,14 @@ class Graph(FeedFetchRules):
             self._ops.append(op)
             self._ops_by_name[op_name] = op
             self._version += 1
+        for observe in list(self._stack("op_observers")):
+            observe(op)
         return op
+
+    def observing_ops(self, observer: Callable[[Operation], None]) -> Any:
+        """A context in which ``observer(op)`` is called for every op this thread creates
+        in this graph (``GradientTape`` records its ops this way)."""
+        return self._pushed("op_observers", observer)
 
     def add_imported_op(self, op_type: str, name: str, inputs: Sequence[Tensor],
                         output_dtypes: Sequence[_dtypes.DType], output_shapes: Sequence[Any],

@@ -137,6 +137,14 @@ def _fill_empty_rows_grad(op: Any, g_indices: Any, g_values: Any, g_empty: Any,
     return [None, g_in, None, M.reduce_sum(g) - M.reduce_sum(g_in)]
 
 
+@register_gradient("RaggedFillEmptyRows")
+def _ragged_fill_empty_rows_grad(op: Any, g_rowids: Any, g_values: Any, g_empty: Any,
+                                 g_reverse: Any) -> list:
+    g = _dense(g_values)
+    g_in = A.gather(g, op.outputs[3])
+    return [None, g_in, None, M.reduce_sum(g) - M.reduce_sum(g_in)]
+
+
 def _segment_grad(scale: str) -> Any:
     def grad_fn(op: Any, grad: Any) -> list:
         data, indices, seg = op.inputs[:3]
