@@ -80,6 +80,8 @@ class Layer:
         self._non_trainable_weights: List[Any] = []
         self._losses: List[Tensor] = []
         self.built = False
+        # An ``InputSpec`` (or a list of them) that every call's inputs must meet.
+        self.input_spec: Any = None
 
     @property
     def name(self) -> str:
@@ -141,6 +143,11 @@ class Layer:
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """Builds the layer on first use, then applies it to ``inputs``."""
         x = convert_to_tensor(inputs)
+        if self.input_spec is not None:
+            specs = self.input_spec if isinstance(self.input_spec, (list, tuple)) else \
+                [self.input_spec]
+            for spec in specs[:1]:
+                spec.assert_compatible(x, self._name)
         if self.dtype is None:
             self.dtype = x.dtype
         g = get_default_graph()
