@@ -198,6 +198,8 @@ from tensorfleet.ops.scatter_ops import batch_scatter_update
 from tensorfleet.ops.sparse_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
 from tensorfleet.ops.variable_creator import (VariableAggregation, VariableSynchronization,
     variable_creator_scope)
+from tensorfleet.compat.behavior import (control_flow_v2_enabled, disable_control_flow_v2,
+    enable_control_flow_v2)
 from tensorfleet.training.meta_graph_def import MetaGraphDef
 from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER)
@@ -358,6 +360,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     # TF 1.13-1.15 graph-mode programs: tapes, functions, variable creation
     "GradientTape", "UnconnectedGradients", "function", "wrap_function",
     "variable_creator_scope", "VariableAggregation", "VariableSynchronization",
+    "control_flow_v2_enabled", "disable_control_flow_v2", "enable_control_flow_v2",
     # ops
     "approx_top_k", "batch_scatter_update", "conv", "extract_volume_patches", "fingerprint",
     "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"]
