@@ -195,6 +195,8 @@ from tensorfleet.ops.image_patches_ops import extract_volume_patches
 from tensorfleet.ops.io_readers import IdentityReader
 from tensorfleet.ops.nn_conv_generic import conv
 from tensorfleet.ops.scatter_ops import batch_scatter_update
+from tensorfleet.ops.session_ops import (delete_session_tensor, get_session_handle,
+    get_session_tensor)
 from tensorfleet.ops.sparse_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
 from tensorfleet.ops.variable_creator import (VariableAggregation, VariableSynchronization,
     variable_creator_scope)
@@ -363,4 +365,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "control_flow_v2_enabled", "disable_control_flow_v2", "enable_control_flow_v2",
     # ops
     "approx_top_k", "batch_scatter_update", "conv", "extract_volume_patches", "fingerprint",
-    "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"]
+    "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad",
+    # tensors kept in the task between steps
+    "delete_session_tensor", "get_session_handle", "get_session_tensor"]
