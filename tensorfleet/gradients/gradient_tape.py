@@ -261,9 +261,10 @@ class GradientTape:
         x = convert_to_tensor(source)
         if len(dims) < 1 or x.shape.ndims is None or x.shape.ndims < 1:
             raise ValueError("batch_jacobian needs a target and a source of rank >= 1")
-        if x.shape[0].value is not None and x.shape[0].value != dims[0]:
+        batch = x.shape.as_list()[0]
+        if batch is not None and batch != dims[0]:
             raise ValueError(f"Need first dimension of target shape ({dims[0]}) and source "
-                             f"shape ({x.shape[0].value}) to match.")
+                             f"shape ({batch}) to match.")
         m = 1
         for d in dims[1:]:
             m *= d
