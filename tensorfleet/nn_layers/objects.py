@@ -25,7 +25,8 @@ from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_conv_variant_ops as CM
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops.variable_scope import get_variable, variable_scope
+from tensorfleet.nn_layers.keras_style import keras_style_enabled
+from tensorfleet.ops.variable_scope import AUTO_REUSE, get_variable, variable_scope
 
 
 def _snake(name: str) -> str:
@@ -69,6 +70,10 @@ class Layer:
                  _reuse: Any = None, **kwargs: Any):
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
+        self._keras_style = keras_style_enabled()
+        if self._keras_style and _reuse:
+            raise ValueError(f"reuse argument not allowed when keras style layers are "
+                             f"enabled, but saw: {_reuse}")
         self.trainable = bool(trainable)
         self._base_name = _snake(type(self).__name__)
         self._name_arg = name
@@ -152,7 +157,11 @@ class Layer:
             self.dtype = x.dtype
         g = get_default_graph()
         before = len(g.get_collection(GraphKeys.REGULARIZATION_LOSSES))
-        if self._scope is None:
+        if self._scope is None and self._keras_style:
+            # A scope of the layer's own, whatever the enclosing scope's reuse says.
+            ctx = variable_scope(None, default_name=self._name_arg or self._base_name,
+                                 reuse=AUTO_REUSE)
+        elif self._scope is None:
             ctx = variable_scope(self._name_arg, default_name=self._base_name,
                                  reuse=self._reuse)
         else:
@@ -160,7 +169,8 @@ class Layer:
         with ctx as scope:
             if self._scope is None:
                 self._scope = scope
-                self._name = scope.name.split("/")[-1]
+                if not (self._keras_style and self._name_arg):
+                    self._name = scope.name.split("/")[-1]
             if not self.built:
                 self.build(x.shape)
                 self.built = True
