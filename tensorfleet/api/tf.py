@@ -195,6 +195,7 @@ from tensorfleet.ops.image_patches_ops import extract_volume_patches
 from tensorfleet.ops.io_readers import IdentityReader
 from tensorfleet.ops.nn_conv_generic import conv
 from tensorfleet.ops.scatter_ops import batch_scatter_update
+from tensorfleet.ops.ragged_tensor_spec import RaggedTensorSpec
 from tensorfleet.ops.session_ops import (delete_session_tensor, get_session_handle,
     get_session_tensor)
 from tensorfleet.ops.sparse_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
@@ -367,4 +368,6 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "approx_top_k", "batch_scatter_update", "conv", "extract_volume_patches", "fingerprint",
     "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad",
     # tensors kept in the task between steps
-    "delete_session_tensor", "get_session_handle", "get_session_tensor"]
+    "delete_session_tensor", "get_session_handle", "get_session_tensor",
+    # ragged tensors' type
+    "RaggedTensorSpec"]
