@@ -129,17 +129,11 @@ def _sparse_retain_grad(op: Any, g_indices: Any, g_values: Any, g_kept: Any) -> 
     return [None, _back_to_sources(g_values, op.outputs[2], n), None]
 
 
+# A ragged tensor's rows fill as a sparse tensor's do: the same inputs and outputs.
+@register_gradient("RaggedFillEmptyRows")
 @register_gradient("SparseFillEmptyRows")
 def _fill_empty_rows_grad(op: Any, g_indices: Any, g_values: Any, g_empty: Any,
                           g_reverse: Any) -> list:
-    g = _dense(g_values)
-    g_in = A.gather(g, op.outputs[3])
-    return [None, g_in, None, M.reduce_sum(g) - M.reduce_sum(g_in)]
-
-
-@register_gradient("RaggedFillEmptyRows")
-def _ragged_fill_empty_rows_grad(op: Any, g_rowids: Any, g_values: Any, g_empty: Any,
-                                 g_reverse: Any) -> list:
     g = _dense(g_values)
     g_in = A.gather(g, op.outputs[3])
     return [None, g_in, None, M.reduce_sum(g) - M.reduce_sum(g_in)]

@@ -421,15 +421,20 @@ class SeparableConv2D(_Conv):
         self.depthwise_kernel: Any = None
         self.pointwise_kernel: Any = None
 
+    def _kernel_shapes(self, c: int, m: int) -> tuple:
+        """The shapes of the depthwise and pointwise kernels for ``c`` input channels."""
+        return [*self.kernel_size, c, m], [1, 1, c * m, self.filters]
+
     def build(self, input_shape: Any) -> None:
         """Creates ``depthwise_kernel``, ``pointwise_kernel`` and ``bias``."""
         c = self._in_channels(input_shape)
         m = self.depth_multiplier
         di, dr, dc = self.depthwise
         pi, pr, pc = self.pointwise
-        self.depthwise_kernel = self.add_weight("depthwise_kernel", [*self.kernel_size, c, m],
+        depthwise_shape, pointwise_shape = self._kernel_shapes(c, m)
+        self.depthwise_kernel = self.add_weight("depthwise_kernel", depthwise_shape,
                                                 initializer=di, regularizer=dr, constraint=dc)
-        self.pointwise_kernel = self.add_weight("pointwise_kernel", [1, 1, c * m, self.filters],
+        self.pointwise_kernel = self.add_weight("pointwise_kernel", pointwise_shape,
                                                 initializer=pi, regularizer=pr, constraint=pc)
         if self.use_bias:
             self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,

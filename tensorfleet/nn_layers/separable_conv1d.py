@@ -27,22 +27,8 @@ class SeparableConv1D(SeparableConv2D):
                          data_format=data_format, dilation_rate=dilation_rate,
                          depth_multiplier=depth_multiplier, **kwargs)
 
-    def build(self, input_shape: Any) -> None:
-        """Creates ``depthwise_kernel``, ``pointwise_kernel`` and ``bias``."""
-        c = self._in_channels(input_shape)
-        m = self.depth_multiplier
-        di, dr, dc = self.depthwise
-        pi, pr, pc = self.pointwise
-        self.depthwise_kernel = self.add_weight("depthwise_kernel",
-                                                [self.kernel_size[0], c, m],
-                                                initializer=di, regularizer=dr, constraint=dc)
-        self.pointwise_kernel = self.add_weight("pointwise_kernel", [1, c * m, self.filters],
-                                                initializer=pi, regularizer=pr, constraint=pc)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
-        self.built = True
+    def _kernel_shapes(self, c: int, m: int) -> tuple:
+        return [self.kernel_size[0], c, m], [1, c * m, self.filters]
 
     def call(self, inputs: Tensor) -> Tensor:  # type: ignore[override]
         """Separable convolution of ``inputs``, then bias and activation."""
@@ -66,16 +52,9 @@ def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
                      bias_constraint: Any = None, trainable: bool = True,
                      name: Optional[str] = None, reuse: Any = None) -> Tensor:
     """``SeparableConv1D`` applied to ``inputs`` [batch, width, channels]."""
-    return SeparableConv1D(
-        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-        dilation_rate=dilation_rate, depth_multiplier=depth_multiplier, activation=activation,
-        use_bias=use_bias, depthwise_initializer=depthwise_initializer,
-        pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-        depthwise_regularizer=depthwise_regularizer,
-        pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
-        pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-        trainable=trainable, name=name, _reuse=reuse)(inputs)
+    args = dict(locals())
+    x, reuse = args.pop("inputs"), args.pop("reuse")
+    return SeparableConv1D(**args, _reuse=reuse)(x)
 
 
 __all__ = ["SeparableConv1D", "separable_conv1d"]

@@ -28,11 +28,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import nest
 from tensorfleet.framework.graph import (Graph, Operation, Tensor, convert_to_tensor,
                                          get_default_graph)
-from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.framework.type_spec import TensorSpec
 from tensorfleet.ops import array_ops_core
 from tensorfleet.ops.function_type import FunctionType, Literal, Parameter
@@ -109,7 +108,7 @@ class ConcreteFunction:
                             f"concrete function's signature {self.structured_input_signature}")
         for x, spec in zip(leaves, self._specs):
             if isinstance(spec, TensorSpec):
-                got = owner._spec_for(x, self.name) if _is_tensor_leaf(x) else None
+                got = owner._spec_for(x) if _is_tensor_leaf(x) else None
                 if not isinstance(got, TensorSpec) or got.dtype != spec.dtype or \
                         not spec.shape.is_compatible_with(got.shape):
                     raise TypeError(f"{self.name}: argument {x!r} does not match {spec!r} of "
@@ -172,7 +171,7 @@ class Function:
         bound.apply_defaults()
         return bound
 
-    def _spec_for(self, x: Any, name: str) -> Any:
+    def _spec_for(self, x: Any) -> Any:
         if _is_tensor_leaf(x):
             t = convert_to_tensor(x)
             shape = t.shape
@@ -185,7 +184,7 @@ class Function:
         """One entry per leaf of the bound arguments: a TensorSpec or a Literal."""
         leaves = nest.flatten(list(bound.arguments.values()))
         if self.input_signature is None:
-            return [self._spec_for(x, self.name) for x in leaves]
+            return [self._spec_for(x) for x in leaves]
         sig = nest.flatten(list(self.input_signature))
         n_pos = len(self.input_signature)
         given = list(bound.arguments.values())
@@ -197,7 +196,7 @@ class Function:
                             f"input_signature {self.input_signature}")
         out = []
         for x, spec in zip(leaves, sig):
-            got = self._spec_for(x, self.name)
+            got = self._spec_for(x)
             if not isinstance(got, TensorSpec) or got.dtype != spec.dtype or \
                     not spec.shape.is_compatible_with(got.shape):
                 raise TypeError(f"Binding inputs to tf.function {self.name} failed: can not "
@@ -226,7 +225,7 @@ class Function:
         specs = self._specs(bound)
         key = self._key(specs, graph)
         if key not in self._concrete:
-            return self._trace(key, bound, specs, graph, call=True)[1]
+            return self._trace(key, bound, specs, graph)[1]
         return self._run(self._concrete[key], bound, specs)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
@@ -238,13 +237,13 @@ class Function:
         bound = self._bind(args, kwargs)
         leaves = nest.flatten(list(bound.arguments.values()))
         if any(isinstance(x, TensorSpec) for x in leaves):
-            specs = [x if isinstance(x, TensorSpec) else self._spec_for(x, self.name)
+            specs = [x if isinstance(x, TensorSpec) else self._spec_for(x)
                      for x in leaves]
         else:
             specs = self._specs(bound)
         key = self._key(specs, graph)
         if key not in self._concrete:
-            self._trace(key, bound, specs, graph, call=False)
+            self._trace(key, bound, specs, graph)
         return self._concrete[key]
 
     def experimental_get_tracing_count(self) -> int:
@@ -291,7 +290,7 @@ class Function:
 
     # -- tracing ------------------------------------------------------------------------
     def _trace(self, key: Tuple[Any, ...], bound: inspect.BoundArguments, specs: List[Any],
-               graph: Graph, call: bool) -> Tuple[ConcreteFunction, Any]:
+               graph: Graph) -> Tuple[ConcreteFunction, Any]:
         leaves = nest.flatten(list(bound.arguments.values()))
         outer_ctrl = graph._current_control_inputs()
         recorded: List[Operation] = []
@@ -414,11 +413,14 @@ def _order_stateful(graph: Graph, body: List[Operation], args: Set[Operation],
         if t is None or isinstance(t, (bool, int, float, str, bytes)):
             outputs.append(t)
             continue
-        if isinstance(t, Operation) or not (isinstance(t, Tensor) or _is_tensor_leaf(t)):
+        try:
+            if isinstance(t, Operation):
+                raise TypeError("an Operation")
+            t = convert_to_tensor(t)
+        except (TypeError, ValueError):
             raise TypeError(f"{name} returned {t!r}; tf.function outputs must be tensors, "
                             f"variables, None or Python scalars (nested in lists, tuples or "
-                            f"dicts)")
-        t = convert_to_tensor(t)
+                            f"dicts)") from None
         with graph.control_dependencies(stateful):
             out = array_ops_core.identity(t, name="output")
         body.append(out.op)

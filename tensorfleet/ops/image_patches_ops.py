@@ -48,12 +48,14 @@ def patch_index(height: int, width: int, depth: int, ksizes: Sequence[int],
     return out.reshape(oh, ow, kr * kc * depth).astype(np.int64)
 
 
-def _check(name: str, v: Any) -> List[int]:
+def _check(name: str, v: Any, fname: str = "extract_image_patches",
+           dims: str = "rows, cols") -> List[int]:
+    """``v`` as ``[1, <dims>, 1]`` of positive ints; ValueError naming ``name`` otherwise."""
+    n = dims.count(",") + 3
     v = list(v) if isinstance(v, (list, tuple)) else None
-    if v is None or len(v) != 4 or v[0] != 1 or v[3] != 1 or any(
+    if v is None or len(v) != n or v[0] != 1 or v[-1] != 1 or any(
             not isinstance(x, int) or x < 1 for x in v):
-        raise ValueError(f"extract_image_patches: {name} must be [1, rows, cols, 1] of "
-                         f"positive ints, got {v}")
+        raise ValueError(f"{fname}: {name} must be [1, {dims}, 1] of positive ints, got {v}")
     return v
 
 
@@ -130,15 +132,6 @@ def volume_patch_index(planes: int, height: int, width: int, depth: int,
     return out.reshape(shape).astype(np.int64)
 
 
-def _check5(name: str, v: Any) -> List[int]:
-    v = list(v) if isinstance(v, (list, tuple)) else None
-    if v is None or len(v) != 5 or v[0] != 1 or v[4] != 1 or any(
-            not isinstance(x, int) or x < 1 for x in v):
-        raise ValueError(f"extract_volume_patches: {name} must be [1, planes, rows, cols, 1] "
-                         f"of positive ints, got {v}")
-    return v
-
-
 def _volume_shape(op: Any) -> List[TensorShape]:
     s = op.inputs[0].shape
     a = op.attrs
@@ -164,7 +157,8 @@ def extract_volume_patches(input: Any, ksizes: Sequence[int],  # noqa: A002 - TF
       ValueError: ``ksizes``/``strides`` not ``[1, p, r, c, 1]``, ``padding`` not SAME or
         VALID, or ``input`` not of rank 5.
     """
-    k, s = _check5("ksizes", ksizes), _check5("strides", strides)
+    k, s = (_check(n, v, "extract_volume_patches", "planes, rows, cols")
+            for n, v in (("ksizes", ksizes), ("strides", strides)))
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"extract_volume_patches: padding must be 'SAME' or 'VALID', got "
                          f"{padding!r}")

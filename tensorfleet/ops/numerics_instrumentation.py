@@ -9,8 +9,6 @@ marked: they cannot create an Inf or NaN, and the op that did is reported instea
 from __future__ import annotations
 
 import logging
-from typing import Any
-
 from tensorfleet.framework.graph import Operation, add_op_creation_hook, remove_op_creation_hook
 
 _log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import (Operation, Tensor, convert_to_tensor,
+from tensorfleet.framework.graph import (Operation, Tensor,
                                          default_session_or_raise, get_default_graph,
                                          name_scope, register_tensor_conversion_function)
 from tensorfleet.framework.op_registry import register_op

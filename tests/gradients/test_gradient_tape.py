@@ -46,7 +46,6 @@ def test_jacobians_and_structures():
             y3 = pre * x * x
             total = tf.reduce_sum(y3)
             m = tf.reshape(x, [1, 3]) * tf.constant([[1.], [2.]])
-            b = tf.reshape(x, [3, 1]) * tf.constant([[1., 2.]])
         j = t.jacobian(y3, x)
         jm = t.jacobian(m, x)
         grads = t.gradient({"a": total}, {"x": x, "also": [x]})

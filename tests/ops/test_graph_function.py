@@ -77,6 +77,12 @@ def test_variables_only_on_first_trace_and_no_autograph():
 
         with pytest.raises(TypeError, match="no autograph"):
             branchy(tf.constant(1.0))
+        @tf.function
+        def returns_op(x):
+            return tf.no_op()
+
+        with pytest.raises(TypeError, match="outputs must be tensors"):
+            returns_op(tf.constant(1.0))
         with pytest.raises(ValueError, match="XLA"):
             tf.function(lambda x: x, jit_compile=True)
         with tf.Session() as s:
