@@ -112,7 +112,8 @@ class GradientTape:
     def _variables_by_tensor(self) -> Dict[Tensor, Variable]:
         graph = self._graph or get_default_graph()
         out: Dict[Tensor, Variable] = {}
-        for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES,
+                    GraphKeys.TRAINABLE_VARIABLES):
             for v in graph.get_collection(key):
                 if _is_variable(v):
                     out.setdefault(v.value(), v)
