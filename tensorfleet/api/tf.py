@@ -186,6 +186,23 @@ from tensorfleet.ops.variables import (Variable, Variable as VariableV1, all_var
     moving_average_variables, report_uninitialized_variables, trainable_variables,
     variables_initializer)
 from tensorfleet.runtime.session import (InteractiveSession, Session, get_default_session)
+from tensorfleet.gradients.gradient_tape import GradientTape
+from tensorfleet.gradients.unconnected_gradients import UnconnectedGradients
+from tensorfleet.ops.approx_top_k_ops import approx_top_k
+from tensorfleet.ops.graph_function import function, wrap_function
+from tensorfleet.ops.hash_ops import fingerprint
+from tensorfleet.ops.image_patches_ops import extract_volume_patches
+from tensorfleet.ops.io_readers import IdentityReader
+from tensorfleet.ops.nn_conv_generic import conv
+from tensorfleet.ops.scatter_ops import batch_scatter_update
+from tensorfleet.ops.ragged_tensor_spec import RaggedTensorSpec
+from tensorfleet.ops.session_ops import (delete_session_tensor, get_session_handle,
+    get_session_tensor)
+from tensorfleet.ops.sparse_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
+from tensorfleet.ops.variable_creator import (VariableAggregation, VariableSynchronization,
+    variable_creator_scope)
+from tensorfleet.compat.behavior import (control_flow_v2_enabled, disable_control_flow_v2,
+    enable_control_flow_v2)
 from tensorfleet.training.meta_graph_def import MetaGraphDef
 from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER)
@@ -342,4 +359,15 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "PriorityQueue", "grad_pass_through", "py_function", "recompute_grad",
     "vectorized_map", "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
     "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
-    "TensorInfo", "Module", "types"]
+    "TensorInfo", "Module", "types",
+    # TF 1.13-1.15 graph-mode programs: tapes, functions, variable creation
+    "GradientTape", "UnconnectedGradients", "function", "wrap_function",
+    "variable_creator_scope", "VariableAggregation", "VariableSynchronization",
+    "control_flow_v2_enabled", "disable_control_flow_v2", "enable_control_flow_v2",
+    # ops
+    "approx_top_k", "batch_scatter_update", "conv", "extract_volume_patches", "fingerprint",
+    "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad",
+    # tensors kept in the task between steps
+    "delete_session_tensor", "get_session_handle", "get_session_tensor",
+    # ragged tensors' type
+    "RaggedTensorSpec"]

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Sequence, Set
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import get_gradient_fn
+from tensorfleet.gradients.unconnected_gradients import as_unconnected, fill_unconnected
 from tensorfleet.ops import array_ops, math_ops
 
 
@@ -71,12 +72,15 @@ _AGGREGATION_METHODS = (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIM
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
-              aggregation_method: Any = None, stop_gradients: Any = None) -> List[Any]:
+              aggregation_method: Any = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = "none") -> List[Any]:
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Returns a list with one entry per ``x``: a Tensor, an ``IndexedSlices`` for
-    sparse gradients, or None when ``x`` does not influence ``ys``.
+    sparse gradients, or (when ``x`` does not influence ``ys``) None, or zeros like
+    ``x`` with ``unconnected_gradients="zero"``.
     """
+    as_unconnected(unconnected_gradients)
     if aggregation_method not in _AGGREGATION_METHODS:
         raise ValueError(f"Invalid aggregation_method specified {aggregation_method!r}: "
                          "use a tf.AggregationMethod value or None")
@@ -141,7 +145,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                     if pending[t.op] == 0:
                         ready.append(t.op)
         del x_set
-        return [_aggregate(acc.get(x, [])) for x in xs]
+        return fill_unconnected([_aggregate(acc.get(x, [])) for x in xs], xs,
+                                unconnected_gradients)
 
 
 class _null:

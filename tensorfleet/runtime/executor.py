@@ -23,6 +23,7 @@ from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelCon
                                           StepState, get_kernel, resolve_kernel,
                                           set_current_step)
 from tensorfleet.runtime import process
+from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR, checking_kernel
 
 ASYNC_OPS = {"_Recv"}
 # Receives block on other tasks for as long as a step lasts; a large pool
@@ -239,6 +240,8 @@ class Plan:
                                       tuple(op.inputs[i] in mutated
                                             and order.needs_copy(op, op.inputs[i])
                                             for i in deref))
+            if op.attrs.get(CHECK_NUMERICS_ATTR) and op.type not in ASYNC_OPS:
+                kern = checking_kernel(kern, op)
             n = len(op.outputs)
             # An op's outputs get consecutive slots of their own. A fed output keeps
             # its feed slot for its readers: the value it computes is not used.
