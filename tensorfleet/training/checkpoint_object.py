@@ -24,11 +24,12 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import GraphKeys
+from tensorfleet.framework.graph import GraphKeys, device
 from tensorfleet.ops.control_flow_ops import group
 from tensorfleet.ops.variables import Variable, is_variable_initialized
 from tensorfleet.runtime.session import get_default_session
 from tensorfleet.training.checkpoint_management import NewCheckpointReader
+from tensorfleet.training.checkpoint_options import CheckpointOptions, io_device_of
 from tensorfleet.training.saver import Saver
 
 logger = logging.getLogger(__name__)
@@ -161,30 +162,38 @@ class Checkpoint:
                     out[f"{prefix}{name}/{v.op.name}{_SUFFIX}"] = v
         return out
 
-    def _saver_for(self, var_list: Dict[str, Any]) -> Saver:
-        key = tuple(sorted(var_list))
+    def _saver_for(self, var_list: Dict[str, Any],
+                   options: Optional[CheckpointOptions] = None) -> Saver:
+        io_device = io_device_of(options)
+        key = (tuple(sorted(var_list)), io_device)
         if key not in self._savers:
-            self._savers[key] = Saver(var_list, sharded=False, max_to_keep=None)
+            with device(io_device):
+                self._savers[key] = Saver(var_list, sharded=False, max_to_keep=None)
         return self._savers[key]
 
-    def write(self, file_prefix: str, session: Any = None) -> str:
-        """Saves the tracked variables (and ``save_counter``) to ``file_prefix``."""
+    def write(self, file_prefix: str, session: Any = None,
+              options: Optional[CheckpointOptions] = None) -> str:
+        """Saves the tracked variables (and ``save_counter``) to ``file_prefix``; the save
+        ops go on ``options.experimental_io_device`` when given."""
         sess = _session(session, "write")
         var_list = self._tracked()
         var_list[_COUNTER + _SUFFIX] = self._ready_counter(sess)
-        return self._saver_for(var_list).save(sess, file_prefix, write_meta_graph=False,
-                                              write_state=False)
+        return self._saver_for(var_list, options).save(sess, file_prefix,
+                                                       write_meta_graph=False,
+                                                       write_state=False)
 
-    def save(self, file_prefix: str, session: Any = None) -> str:
+    def save(self, file_prefix: str, session: Any = None,
+             options: Optional[CheckpointOptions] = None) -> str:
         """Increments ``save_counter`` and saves to ``file_prefix-<save_counter>``,
         recording it in the directory's ``checkpoint`` state file."""
         sess = _session(session, "save")
+        io_device_of(options)  # a wrong type fails before the counter moves
         counter = self._ready_counter(sess)
         n = int(sess.run(self._counter_ops[1]))
         var_list = self._tracked()
         var_list[_COUNTER + _SUFFIX] = counter
-        return self._saver_for(var_list).save(sess, file_prefix, global_step=n,
-                                              write_meta_graph=False)
+        return self._saver_for(var_list, options).save(sess, file_prefix, global_step=n,
+                                                       write_meta_graph=False)
 
     def restore(self, save_path: Optional[str]) -> CheckpointLoadStatus:
         """Matches the checkpoint ``save_path`` (None: nothing to restore) with the
