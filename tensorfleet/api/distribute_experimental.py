@@ -1,7 +1,10 @@
 """``tf.distribute.experimental``: the multi-worker strategies of TensorFlow 1.x."""
 
+from tensorfleet.collectives.communication_options import (CollectiveHints,
+    CommunicationImplementation, CommunicationOptions)
 from tensorfleet.collectives.strategy import (CollectiveAllReduceStrategy,
     CollectiveCommunication, MultiWorkerMirroredStrategy)
 
 __all__ = ["CollectiveAllReduceStrategy", "CollectiveCommunication",
-           "MultiWorkerMirroredStrategy"]
+           "MultiWorkerMirroredStrategy", "CollectiveHints", "CommunicationImplementation",
+           "CommunicationOptions"]

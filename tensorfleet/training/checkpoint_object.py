@@ -18,6 +18,7 @@ value in the checkpoint or a saved value has no object.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, Dict, List, Optional
 
@@ -167,7 +168,9 @@ class Checkpoint:
         io_device = io_device_of(options)
         key = (tuple(sorted(var_list)), io_device)
         if key not in self._savers:
-            with device(io_device):
+            # device(None) would clear the caller's device scopes: only an io device
+            # given in the options changes where the save ops go.
+            with device(io_device) if io_device else contextlib.nullcontext():
                 self._savers[key] = Saver(var_list, sharded=False, max_to_keep=None)
         return self._savers[key]
 
