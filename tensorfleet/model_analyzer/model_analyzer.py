@@ -19,8 +19,8 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from tensorfleet.framework.graph import get_default_graph
-from tensorfleet.profiler import node_stats, views
-from tensorfleet.profiler.option_builder import ProfileOptionBuilder
+from tensorfleet.model_analyzer import node_stats, views
+from tensorfleet.model_analyzer.option_builder import ProfileOptionBuilder
 from tensorfleet.protos.tfprof_log_pb2 import OpLogProto
 from tensorfleet.protos.tfprof_output_pb2 import GraphNodeProto, MultiGraphNodeProto
 

@@ -138,7 +138,7 @@ def test_write_op_log(tmp_path):
     assert entries["conv/Conv2D"].float_ops == 27648
     assert list(entries["loss"].types) == ["my_type"] and entries["loss"].float_ops == 7
     trace = entries["conv/Conv2D"].code_def.traces[-1]
-    assert log.id_to_string[trace.file_id].endswith("test_model_analyzer.py")
+    assert log.id_to_string[trace.file_id].endswith("test_analyzer.py")
     assert r.total_float_ops == 7 and [c.name for c in r.children] == ["loss"]
 
 

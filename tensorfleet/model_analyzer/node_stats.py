@@ -13,7 +13,7 @@ import logging
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from tensorfleet.framework.graph import GraphKeys
-from tensorfleet.profiler.float_ops import float_ops
+from tensorfleet.model_analyzer.float_ops import float_ops
 from tensorfleet.protos.tfprof_log_pb2 import OpLogEntry, OpLogProto
 from tensorfleet.protos.tensor_shape_pb2 import TensorShapeProto
 

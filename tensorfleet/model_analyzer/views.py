@@ -20,7 +20,7 @@ import logging
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from tensorfleet.profiler.node_stats import NodeStats
+from tensorfleet.model_analyzer.node_stats import NodeStats
 from tensorfleet.protos.tfprof_output_pb2 import GraphNodeProto, MultiGraphNodeProto
 
 logger = logging.getLogger(__name__)
