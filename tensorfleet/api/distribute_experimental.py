@@ -2,9 +2,11 @@
 
 from tensorfleet.collectives.communication_options import (CollectiveHints,
     CommunicationImplementation, CommunicationOptions)
+from tensorfleet.training.parameter_server_strategy import (CentralStorageStrategy,
+    ParameterServerStrategy)
 from tensorfleet.collectives.strategy import (CollectiveAllReduceStrategy,
     CollectiveCommunication, MultiWorkerMirroredStrategy)
 
 __all__ = ["CollectiveAllReduceStrategy", "CollectiveCommunication",
            "MultiWorkerMirroredStrategy", "CollectiveHints", "CommunicationImplementation",
-           "CommunicationOptions"]
+           "CommunicationOptions", "CentralStorageStrategy", "ParameterServerStrategy"]

@@ -14,6 +14,14 @@ from tensorfleet.framework.graph import device as device_scope
 _VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"))
 
 
+def full_device_name(device: str) -> str:
+    """``device`` canonical, with ``/replica:0/task:0`` when it names no job or task, as
+    TensorFlow's strategies report their devices (``/cpu:0`` ->
+    ``/replica:0/task:0/device:CPU:0``)."""
+    name = canonical_name(device)
+    return "/replica:0/task:0" + name if name.startswith("/device:") else name
+
+
 class _OneDeviceExtended(StrategyExtended):
     """``strategy.extended`` of ``OneDeviceStrategy``: one replica, nothing to exchange."""
 
@@ -49,11 +57,11 @@ class OneDeviceStrategy(Strategy):
                             f"{type(device).__name__}")
         DeviceSpec.from_string(device)  # a malformed name fails here
         super().__init__(_OneDeviceExtended(self))
-        self._device = canonical_name(device)
+        self._device = full_device_name(device)
 
     @property
     def worker_device(self) -> str:
-        """The strategy's device, canonical (``/device:CPU:0``)."""
+        """The strategy's device, canonical (``/replica:0/task:0/device:CPU:0``)."""
         return self._device
 
     def _place_variables(self, op: Any) -> str:
@@ -86,4 +94,4 @@ def get_loss_reduction() -> str:
     return ReduceOp.SUM
 
 
-__all__ = ["OneDeviceStrategy", "get_loss_reduction"]
+__all__ = ["OneDeviceStrategy", "full_device_name", "get_loss_reduction"]

@@ -13,8 +13,9 @@ def test_one_device_strategy_places_variables_and_replica_ops():
         s = tf.distribute.OneDeviceStrategy("/cpu:0")
         assert isinstance(s, tf.distribute.Strategy)
         assert isinstance(s.extended, tf.distribute.StrategyExtended)
-        assert s.extended.worker_devices == ("/device:CPU:0",)
-        assert s.extended.parameter_devices == ("/device:CPU:0",)
+        # TensorFlow 2.21: ('/replica:0/task:0/device:CPU:0',) for both.
+        assert s.extended.worker_devices == ("/replica:0/task:0/device:CPU:0",)
+        assert s.extended.parameter_devices == ("/replica:0/task:0/device:CPU:0",)
         assert s.num_replicas_in_sync == 1 and s.extended.should_checkpoint
         assert s.extended.experimental_between_graph is False
         with s.scope():
