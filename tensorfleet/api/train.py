@@ -8,6 +8,7 @@ from tensorfleet.estimator.init_from_checkpoint import init_from_checkpoint
 from tensorfleet.estimator.warm_starting import (VocabInfo, warm_start)
 from tensorfleet.framework.graph_util import write_graph
 from tensorfleet.ops.io_readers import match_filenames_once
+from tensorfleet.ops.sdca_ops import sdca_fprint, sdca_shrink_l1
 from tensorfleet.protos.example_pb2 import (BytesList, Example, Feature, FeatureList,
     FeatureLists, Features, FloatList, Int64List, SequenceExample)
 from tensorfleet.training.basic_hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook,
@@ -97,4 +98,5 @@ __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamO
            "update_checkpoint_state", "VocabInfo", "warm_start", "WorkerSessionCreator",
            "write_graph",
            "experimental",
-           "CheckpointManager", "CheckpointOptions", "ClusterDef", "JobDef", "ServerDef"]
+           "CheckpointManager", "CheckpointOptions", "ClusterDef", "JobDef", "ServerDef", "sdca_fprint",
+           "sdca_shrink_l1"]

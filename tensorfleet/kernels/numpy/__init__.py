@@ -25,3 +25,4 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
 from tensorfleet.kernels.numpy import (  # noqa: F401,E402
     audio_kernels, json_example_kernels, sparse_serialization_kernels, string_unicode_kernels,
     mutable_lookup_kernels, tensor_summary_kernels, tfrecord_write_kernels)
+from tensorfleet.kernels.numpy import sdca_kernels  # noqa: F401,E402
