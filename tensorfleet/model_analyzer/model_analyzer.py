@@ -19,10 +19,11 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from tensorfleet.framework.graph import get_default_graph
-from tensorfleet.model_analyzer import node_stats, views
+from tensorfleet.model_analyzer import advisor, node_stats, views
 from tensorfleet.model_analyzer.option_builder import ProfileOptionBuilder
 from tensorfleet.protos.tfprof_log_pb2 import OpLogProto
-from tensorfleet.protos.tfprof_output_pb2 import GraphNodeProto, MultiGraphNodeProto
+from tensorfleet.protos.tfprof_output_pb2 import (AdviceProto, GraphNodeProto,
+    MultiGraphNodeProto)
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +141,11 @@ class Profiler:
             node_stats.add_run(nodes, step, run_meta)
         return nodes
 
+    def advise(self, options: Optional[Dict[str, Any]] = None) -> AdviceProto:
+        """The checkers' reports on the steps added (see ``tf.profiler.advise``)."""
+        return advisor.run_checkers(self._nodes(), bool(self._steps),
+                                    _check_advice_options(options))
+
     def profile_name_scope(self, options: Dict[str, Any]) -> GraphNodeProto:
         """The scope view (a ``GraphNodeProto`` tree)."""
         opts = _check_options(options)
@@ -153,6 +159,31 @@ class Profiler:
         result = views.op_view(self._nodes(), opts)
         _write(result, opts)
         return result
+
+
+def _check_advice_options(options: Any) -> Dict[str, Any]:
+    if options is None:
+        return copy.deepcopy(advisor.ALL_ADVICE)
+    if not isinstance(options, dict):
+        raise TypeError(f"advise options must be a dict of checker name -> options, got "
+                        f"{type(options).__name__}")
+    return options
+
+
+def advise(graph: Any = None, run_meta: Any = None,
+           options: Optional[Dict[str, Any]] = None) -> AdviceProto:
+    """Runs the checkers of ``options`` (default: all of them) over ``graph`` and the
+    traced step ``run_meta``; returns their reports as an ``AdviceProto``.
+
+    Raises:
+      ValueError: an unknown checker or checker options.
+    """
+    opts = _check_advice_options(options)
+    g = _graph(graph)
+    nodes = node_stats.collect(g, node_stats.default_op_log(g))
+    if run_meta is not None:
+        node_stats.add_run(nodes, 0, run_meta)
+    return advisor.run_checkers(nodes, run_meta is not None, opts)
 
 
 def _code_def(op: Any, entry: Any, strings: Dict[str, int], op_log: OpLogProto) -> None:
@@ -198,4 +229,4 @@ def write_op_log(graph: Any, log_dir: str, op_log: Optional[OpLogProto] = None,
     return path
 
 
-__all__ = ["Profiler", "profile", "write_op_log"]
+__all__ = ["Profiler", "advise", "profile", "write_op_log"]

@@ -175,3 +175,26 @@ def test_report_to_a_file_and_errors(tmp_path):
             P.Profiler(g).add_step(0, tf.RunMetadata())
         with pytest.raises(ValueError, match="run_meta"):
             P.write_op_log(g, str(tmp_path), run_meta=tf.RunMetadata())
+
+
+def test_advise_reports_the_expensive_operations():
+    with tf.Graph().as_default() as g:
+        loss = _model()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            meta = tf.RunMetadata()
+            sess.run(loss, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+        advice = P.advise(g, meta)
+        untraced = P.advise(g)
+        with pytest.raises(ValueError, match="Unknown checker 'Nope'"):
+            P.advise(g, meta, options={"Nope": {}})
+    assert isinstance(advice, P.AdviceProto)
+    # TensorFlow 2.21 on the CPU gives these three entries (JobChecker gives none).
+    assert sorted(advice.checkers) == ["AcceleratorUtilizationChecker",
+                                       "ExpensiveOperationChecker", "OperationChecker"]
+    reports = advice.checkers["ExpensiveOperationChecker"].reports
+    lines = reports[0].split("\n")
+    assert lines[0].startswith("top 1 operation type: ") and len(lines) == 3
+    assert ", accelerator: 0us, total: " in lines[0] and lines[0].endswith("%)")
+    assert list(untraced.checkers["ExpensiveOperationChecker"].reports) == []
