@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Tuple
+from typing import Any, Iterator
 
 from tensorfleet.collectives.strategy import ReduceOp, Strategy, StrategyExtended
 from tensorfleet.framework.device import DeviceSpec, canonical_name
 from tensorfleet.framework.graph import device as device_scope
 
 # Op types that hold a variable's state: the ones ``scope()`` places on the device.
-_VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"))
+VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"))
 
 
 def full_device_name(device: str) -> str:
@@ -27,16 +27,6 @@ class _OneDeviceExtended(StrategyExtended):
 
     experimental_between_graph = False
 
-    @property
-    def worker_devices(self) -> Tuple[str, ...]:
-        """The strategy's device."""
-        return (self._s.worker_device,)
-
-    @property
-    def parameter_devices(self) -> Tuple[str, ...]:
-        """The strategy's device: variables live there too."""
-        return (self._s.worker_device,)
-
 
 class OneDeviceStrategy(Strategy):
     """Everything on one device: variables created in ``scope()`` and the ops of
@@ -51,13 +41,16 @@ class OneDeviceStrategy(Strategy):
       ValueError: ``device`` is not a valid device name.
     """
 
+    _extended_class = _OneDeviceExtended
+
     def __init__(self, device: str):
         if not isinstance(device, str):
-            raise TypeError(f"OneDeviceStrategy: device must be a string, got "
+            raise TypeError(f"{type(self).__name__}: device must be a string, got "
                             f"{type(device).__name__}")
         DeviceSpec.from_string(device)  # a malformed name fails here
-        super().__init__(_OneDeviceExtended(self))
+        super().__init__(self._extended_class(self))
         self._device = full_device_name(device)
+        self._variable_device = self._device
 
     @property
     def worker_device(self) -> str:
@@ -67,8 +60,8 @@ class OneDeviceStrategy(Strategy):
     def _place_variables(self, op: Any) -> str:
         # Other ops keep what inner scopes chose, as TensorFlow's scope() only places
         # variables.
-        if getattr(op, "type", "") in _VARIABLE_OPS and not op.device:
-            return self._device
+        if getattr(op, "type", "") in VARIABLE_OPS and not op.device:
+            return self._variable_device
         return op.device
 
     @contextlib.contextmanager
@@ -94,4 +87,4 @@ def get_loss_reduction() -> str:
     return ReduceOp.SUM
 
 
-__all__ = ["OneDeviceStrategy", "full_device_name", "get_loss_reduction"]
+__all__ = ["OneDeviceStrategy", "VARIABLE_OPS", "full_device_name", "get_loss_reduction"]

@@ -157,7 +157,7 @@ class StrategyExtended:
     @property
     def parameter_devices(self) -> Tuple[str, ...]:
         """The devices variables are placed on."""
-        return (self._s.worker_device,)
+        return self._s.parameter_devices
 
     def call_for_each_replica(self, fn: Callable[..., Any], args: Sequence[Any] = (),
                               kwargs: Optional[Dict[str, Any]] = None) -> Any:
@@ -220,6 +220,11 @@ class Strategy:
     def worker_device(self) -> str:
         """The device of this process's replica ("" for the default device)."""
         return ""
+
+    @property
+    def parameter_devices(self) -> Tuple[str, ...]:
+        """Where variables go: with the replica, unless the strategy says otherwise."""
+        return (self.worker_device,)
 
     def _prepare_scope(self) -> None:
         """What must exist before the strategy becomes current (a collective group)."""

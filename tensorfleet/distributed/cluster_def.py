@@ -4,7 +4,7 @@ work with."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 from google.protobuf import unknown_fields
 

@@ -23,14 +23,14 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.feature_column.base import (CategoricalColumn, FeatureColumn,
                                              FeatureTransformationCache, IdWeightPair,
-                                             check_key, shape_num_elements)
+                                             shape_num_elements)
 from tensorfleet.feature_column.categorical import (categorical_column_with_hash_bucket,
     categorical_column_with_identity, categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list)
-from tensorfleet.feature_column.dense import EmbeddingColumn, IndicatorColumn
+from tensorfleet.feature_column.dense import (EmbeddingColumn, IndicatorColumn, NumericFields,
+    check_numeric_args)
 from tensorfleet.framework.graph import Tensor, control_dependencies
 from tensorfleet.framework.sparse_tensor import SparseTensor
-from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops import array_ops
 from tensorfleet.ops.array_concat_ops import concat, stack
 from tensorfleet.ops.array_indexing_ops import unsorted_segment_sum, where
@@ -161,28 +161,12 @@ def _sequence_dense(column: Any, cache: FeatureTransformationCache,
     return array_ops.reshape(dense, shape), length
 
 
-class SequenceNumericColumn(FeatureColumn):
+class SequenceNumericColumn(NumericFields, FeatureColumn):
     """Numbers per time step, ``shape`` of them a step, from a ``SparseTensor``."""
-
-    def __init__(self, key: str, shape: Tuple[int, ...], default_value: float,
-                 dtype: _dtypes.DType, normalizer_fn: Optional[Callable[[Any], Any]]):
-        self.key = key
-        self.shape = shape
-        self.default_value = default_value
-        self.dtype = dtype
-        self.normalizer_fn = normalizer_fn
-
-    @property
-    def name(self) -> str:
-        return self.key
 
     @property
     def parse_example_spec(self) -> Dict[str, Any]:
         return {self.key: VarLenFeature(self.dtype)}
-
-    @property
-    def variable_shape(self) -> TensorShape:
-        return TensorShape(list(self.shape))
 
     def transform_feature(self, cache: FeatureTransformationCache) -> SparseTensor:
         value = _sparse_input(cache.get(self.key), self.name)
@@ -250,23 +234,13 @@ def sequence_numeric_column(key: str, shape: Any = (1,), default_value: float = 
     """A numeric feature per time step, ``shape`` values a step.
 
     Raises:
-      ValueError: a bad key, a shape that is not positive integers, a non-float dtype or
-        a ``normalizer_fn`` that is not callable.
+      ValueError: a bad key, a shape that is not positive integers or a non-numeric
+        dtype.
+      TypeError: ``normalizer_fn`` is not callable.
     """
-    check_key(key, "sequence_numeric_column")
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if not shape or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1
-                        for d in shape):
-        raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, key: "
-                         f"{key}")
-    dtype = _dtypes.as_dtype(dtype)
-    if not dtype.is_floating:
-        raise ValueError(f"dtype must be convertible to float. dtype: {dtype.name}, key: "
-                         f"{key}")
-    if normalizer_fn is not None and not callable(normalizer_fn):
-        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
-    return SequenceNumericColumn(key, tuple(int(d) for d in shape), float(default_value),
-                                 dtype, normalizer_fn)
+    shape_t, dt = check_numeric_args(key, shape, dtype, normalizer_fn,
+                                     "sequence_numeric_column")
+    return SequenceNumericColumn(key, shape_t, float(default_value), dt, normalizer_fn)
 
 
 def _is_sequence_dense(column: Any) -> bool:

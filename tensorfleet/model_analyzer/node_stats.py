@@ -10,7 +10,7 @@ time ops but do not record memory, so every byte measure is 0.
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from tensorfleet.framework.graph import GraphKeys
 from tensorfleet.model_analyzer.float_ops import float_ops

@@ -12,38 +12,27 @@ summaries and initializes. Without a cluster everything is local.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, Optional, Sequence, Tuple
 
-from tensorfleet.collectives.one_device_strategy import full_device_name
+from tensorfleet.collectives.one_device_strategy import OneDeviceStrategy
 from tensorfleet.collectives.strategy import Strategy, StrategyExtended
 from tensorfleet.distributed.resolver import TFConfigClusterResolver
 from tensorfleet.framework.device import DeviceSpec
 from tensorfleet.framework.graph import device as device_scope
-from tensorfleet.training.device_setter import STANDARD_PS_OPS, replica_device_setter
+from tensorfleet.training.device_setter import replica_device_setter
 
 _LOCAL_DEVICE = "/replica:0/task:0/device:CPU:0"
 _CHIEF_TYPES = ("chief", "master")
 
 
 class _ParameterServerExtended(StrategyExtended):
-    """``strategy.extended`` of ``ParameterServerStrategy``."""
-
-    experimental_between_graph = True
+    """``strategy.extended`` of ``ParameterServerStrategy``: only the chief runs the
+    initializers; the others wait for them."""
 
     @property
     def experimental_should_init(self) -> bool:
-        """Only the chief runs the initializers; the others wait for them."""
+        """Whether this task runs the initializers (the chief)."""
         return self._s.is_chief
-
-    @property
-    def worker_devices(self) -> Tuple[str, ...]:
-        """This worker's device."""
-        return (self._s.worker_device,)
-
-    @property
-    def parameter_devices(self) -> Tuple[str, ...]:
-        """The ps tasks, or this worker's device without a cluster."""
-        return self._s.parameter_devices
 
 
 class ParameterServerStrategy(Strategy):
@@ -124,7 +113,7 @@ class ParameterServerStrategy(Strategy):
         return config_proto
 
 
-class CentralStorageStrategy(Strategy):
+class CentralStorageStrategy(OneDeviceStrategy):
     """Variables on one parameter device, computation on the compute device.
 
     Args:
@@ -137,6 +126,9 @@ class CentralStorageStrategy(Strategy):
         one process per replica), or a malformed device name.
     """
 
+    # TensorFlow reports this strategy as between-graph, as the base class does.
+    _extended_class = StrategyExtended
+
     def __init__(self, compute_devices: Optional[Sequence[str]] = None,
                  parameter_device: Optional[str] = None):
         devices = list(compute_devices) if compute_devices else [_LOCAL_DEVICE]
@@ -144,48 +136,15 @@ class CentralStorageStrategy(Strategy):
             raise ValueError(f"CentralStorageStrategy: tensorfleet runs one replica per "
                              f"process, got compute_devices={devices}; start a process per "
                              f"replica with MultiWorkerMirroredStrategy instead")
-        for d in devices + ([parameter_device] if parameter_device else []):
-            DeviceSpec.from_string(d)
-        super().__init__(_CentralStorageExtended(self))
-        self._compute = full_device_name(devices[0])
-        self._parameter = parameter_device or self._compute
-
-    @property
-    def worker_device(self) -> str:
-        """The compute device."""
-        return self._compute
-
-    @property
-    def parameter_device(self) -> str:
-        """The device variables are placed on."""
-        return self._parameter
-
-    def _place_variables(self, op: Any) -> str:
-        if getattr(op, "type", "") in STANDARD_PS_OPS and not op.device:
-            return self._parameter
-        return op.device
-
-    @contextlib.contextmanager
-    def scope(self) -> Iterator["CentralStorageStrategy"]:
-        """Makes this the current strategy; variables created inside go on the parameter
-        device."""
-        with super().scope(), device_scope(self._place_variables):
-            yield self
-
-    @contextlib.contextmanager
-    def _replica_scope(self) -> Iterator[None]:
-        with device_scope(self._compute):
-            yield
-
-
-class _CentralStorageExtended(StrategyExtended):
-    """``strategy.extended`` of ``CentralStorageStrategy`` (TensorFlow reports it as
-    between-graph too)."""
+        if parameter_device is not None:
+            DeviceSpec.from_string(parameter_device)
+        super().__init__(devices[0])
+        self._variable_device = parameter_device or self._device
 
     @property
     def parameter_devices(self) -> Tuple[str, ...]:
         """The parameter device."""
-        return (self._s.parameter_device,)
+        return (self._variable_device,)
 
 
 __all__ = ["CentralStorageStrategy", "ParameterServerStrategy"]
