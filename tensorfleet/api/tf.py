@@ -214,6 +214,7 @@ from tensorfleet.api import audio, initializers, mixed_precision, types
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
+from tensorfleet.api import profiler
 from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
 from tensorfleet.api import test
@@ -311,7 +312,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "squared_difference", "squeeze", "stack", "stop_gradient", "strided_slice", "string",
            "string_join", "string_split", "string_strip", "string_to_hash_bucket",
            "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "string_to_number",
-           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case", "sysconfig",
+           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case", "sysconfig", "profiler",
            "tables_initializer", "tan", "tanh", "Tensor", "tensor_scatter_add",
            "tensor_scatter_nd_add", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
            "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",

@@ -29,4 +29,5 @@ from tensorfleet.kernels.numpy import (  # noqa: F401,E402
     image_glimpse_kernels, dataset_resample_kernels, dataset_snapshot_kernels,
     dataset_saveable_kernels,
     mutable_lookup_kernels, tensor_summary_kernels, tfrecord_write_kernels)
-from tensorfleet.kernels.numpy import quantized_nn_kernels, session_tensor_kernels  # noqa: F401,E402
+from tensorfleet.kernels.numpy import (  # noqa: F401,E402
+    quantized_nn_kernels, sdca_kernels, session_tensor_kernels)
