@@ -85,6 +85,11 @@ TYPE_ATTRS.update({
        for op in ("SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
                   "SparseSegmentSqrtNWithNumSegments")},
     "SparseCross": [],
+    # What a training graph adds: the optimizers' updates, the global step's increment
+    # and the gradients' own ops.
+    **{op: _T0 for op in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "AssignAdd",
+                          "AssignSub", "ReluGrad", "Relu6Grad", "TanhGrad", "SigmoidGrad",
+                          "BiasAddGrad", "BroadcastGradientArgs")},
 })
 
 # The attrs TensorFlow's op definitions declare for each op type written (attrs
@@ -199,6 +204,14 @@ TF_ATTRS: Dict[str, Any] = {
     "SparseSegmentSumWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
     "SparseSegmentMeanWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
     "SparseSegmentSqrtNWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
+    "ApplyGradientDescent": {'T', 'use_locking'},
+    "ApplyMomentum": {'T', 'use_locking', 'use_nesterov'},
+    "ApplyAdam": {'T', 'use_locking', 'use_nesterov'},
+    "AssignAdd": {'T', 'use_locking'},
+    "AssignSub": {'T', 'use_locking'},
+    "ReluGrad": {'T'}, "Relu6Grad": {'T'}, "TanhGrad": {'T'}, "SigmoidGrad": {'T'},
+    "BiasAddGrad": {'T', 'data_format'},
+    "BroadcastGradientArgs": {'T'},
     "SparseCross": {'N', 'hashed_output', 'num_buckets', 'hash_key', 'sparse_types',
                     'dense_types', 'out_type', 'internal_type'},
 }

@@ -96,6 +96,10 @@ class _Node:
         self.attrs = _Attrs(node)
         self._consts = consts
 
+    def const_or_none(self, i: int) -> Optional[np.ndarray]:
+        """The value of input ``i`` when it comes from a ``Const`` node, else None."""
+        return self._consts[i] if i < len(self._consts) else None
+
     def const(self, i: int) -> np.ndarray:
         """The value of input ``i``, which must come from a ``Const`` node."""
         v = self._consts[i] if i < len(self._consts) else None
@@ -219,8 +223,10 @@ def _concat(n: _Node) -> Any:
 
 def _reduce(fn_name: str) -> Importer:
     def build(n: _Node) -> Any:
-        axis = n.const(1)
-        return getattr(_tf(), fn_name)(n.inputs[0], axis=[int(x) for x in np.ravel(axis)],
+        # Gradient graphs reduce over axes computed in the graph (BroadcastGradientArgs).
+        axis = n.const_or_none(1)
+        axis = n.inputs[1] if axis is None else [int(x) for x in np.ravel(axis)]
+        return getattr(_tf(), fn_name)(n.inputs[0], axis=axis,
                                        keepdims=bool(n.attrs.get("keep_dims", False)),
                                        name=n.name)
     return build
@@ -607,3 +613,7 @@ def import_tensorflow_graph_def(graph_def: Any, input_map: Optional[Dict[str, Te
 
 __all__ = ["IMPORTERS", "V1_CONTROL_FLOW", "parse_tensorflow_graph_def", "check_importable",
            "import_tensorflow_graph_def"]
+
+# The training graph's op types register themselves into IMPORTERS (imported last: it
+# uses this module's table).
+from tensorfleet.ops import tensorflow_training_graph_import  # noqa: E402,F401

@@ -1,0 +1,65 @@
+"""Importers of the op types TensorFlow's training graphs add to a model: variables
+(``VariableV2``) and their assignments, the gradients' own ops, and the optimizers'
+fused updates (``ApplyAdam``...). They fill ``tensorflow_graph_import.IMPORTERS``,
+so a ``.meta`` file or graph def that trains imports and trains.
+
+Each builds tensorfleet's op of the same name: tensorfleet's variables, assignments
+and updates are TensorFlow's ref-variable ops (a reference output, updated in place),
+with the same inputs in the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorfleet import dtypes as _dtypes
+from tensorfleet.ops import state_ops
+from tensorfleet.ops.op_util import make_op, make_tensor
+from tensorfleet.ops.tensorflow_graph_import import _Node, _register
+
+# Fused optimizer updates TensorFlow and tensorfleet share, with the attrs they take.
+UPDATE_OPS = {"ApplyGradientDescent": ("use_locking",),
+              "ApplyMomentum": ("use_locking", "use_nesterov"),
+              "ApplyAdam": ("use_locking", "use_nesterov"),
+              "ApplyAdagrad": ("use_locking",),
+              "ApplyRMSProp": ("use_locking",)}
+GRADIENT_OPS = ("ReluGrad", "Relu6Grad", "TanhGrad", "SigmoidGrad")
+
+
+def _variable(n: _Node) -> Any:
+    return state_ops.variable_op_v2(n.attrs["shape"], n.attrs["dtype"], name=n.name,
+                                    container=n.attrs.get("container", ""),
+                                    shared_name=n.attrs.get("shared_name", ""))
+
+
+def _assign(n: _Node) -> Any:
+    return state_ops.assign(n.inputs[0], n.inputs[1],
+                            validate_shape=n.attrs.get("validate_shape", True),
+                            use_locking=n.attrs.get("use_locking", True), name=n.name)
+
+
+def _update(n: _Node) -> Any:
+    attrs = {k: bool(n.attrs.get(k, False)) for k in UPDATE_OPS[n.op]}
+    return make_op(n.op, n.inputs, [n.inputs[0].dtype], attrs, name=n.name).outputs[0]
+
+
+def _broadcast_gradient_args(n: _Node) -> Any:
+    dt = n.inputs[0].dtype if n.inputs else _dtypes.int32
+    return list(make_op("BroadcastGradientArgs", n.inputs, [dt, dt], name=n.name).outputs)
+
+
+_register(["VariableV2"], _variable)
+_register(["Assign"], _assign)
+_register(["AssignAdd"], lambda n: state_ops.assign_add(
+    n.inputs[0], n.inputs[1], use_locking=n.attrs.get("use_locking", False), name=n.name))
+_register(["AssignSub"], lambda n: state_ops.assign_sub(
+    n.inputs[0], n.inputs[1], use_locking=n.attrs.get("use_locking", False), name=n.name))
+_register(list(UPDATE_OPS), _update)
+_register(["BroadcastGradientArgs"], _broadcast_gradient_args)
+_register(list(GRADIENT_OPS), lambda n: make_tensor(n.op, n.inputs[:2], n.inputs[1].dtype,
+                                                    name=n.name))
+_register(["BiasAddGrad"], lambda n: make_tensor(
+    "BiasAddGrad", n.inputs[:1], n.inputs[0].dtype,
+    {"data_format": n.attrs.get("data_format", "NHWC")}, name=n.name))
+
+__all__ = ["UPDATE_OPS", "GRADIENT_OPS"]
