@@ -89,7 +89,11 @@ TYPE_ATTRS.update({
     # and the gradients' own ops.
     **{op: _T0 for op in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "AssignAdd",
                           "AssignSub", "ReluGrad", "Relu6Grad", "TanhGrad", "SigmoidGrad",
-                          "BiasAddGrad", "BroadcastGradientArgs")},
+                          "BiasAddGrad", "BroadcastGradientArgs", "Conv2DBackpropFilter",
+                          "RandomStandardNormal")},
+    "Conv2DBackpropInput": [("T", ("in", 1))],
+    "SparseSoftmaxCrossEntropyWithLogits": [("T", ("in", 0)), ("Tlabels", ("in", 1))],
+    "SplitV": [("T", ("in", 0)), ("Tlen", ("in", 1))],
 })
 
 # The attrs TensorFlow's op definitions declare for each op type written (attrs
@@ -212,6 +216,11 @@ TF_ATTRS: Dict[str, Any] = {
     "ReluGrad": {'T'}, "Relu6Grad": {'T'}, "TanhGrad": {'T'}, "SigmoidGrad": {'T'},
     "BiasAddGrad": {'T', 'data_format'},
     "BroadcastGradientArgs": {'T'},
+    **{op: {'T', 'data_format', 'dilations', 'explicit_paddings', 'padding', 'strides',
+            'use_cudnn_on_gpu'} for op in ("Conv2DBackpropInput", "Conv2DBackpropFilter")},
+    "SparseSoftmaxCrossEntropyWithLogits": {'T', 'Tlabels'},
+    "RandomStandardNormal": {'T', 'dtype', 'seed', 'seed2'},
+    "SplitV": {'T', 'Tlen', 'num_split'},
     "SparseCross": {'N', 'hashed_output', 'num_buckets', 'hash_key', 'sparse_types',
                     'dense_types', 'out_type', 'internal_type'},
 }

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.ops import state_ops
+from tensorfleet.ops import array_transform_ops, nn_conv_ops, state_ops
 from tensorfleet.ops.op_util import make_op, make_tensor
-from tensorfleet.ops.tensorflow_graph_import import _Node, _register
+from tensorfleet.ops.tensorflow_graph_import import _Node, _no_padding_list, _register
 
 # Fused optimizer updates TensorFlow and tensorfleet share, with the attrs they take.
 UPDATE_OPS = {"ApplyGradientDescent": ("use_locking",),
@@ -48,6 +48,22 @@ def _broadcast_gradient_args(n: _Node) -> Any:
     return list(make_op("BroadcastGradientArgs", n.inputs, [dt, dt], name=n.name).outputs)
 
 
+def _conv_backprop(fn_name: str) -> Any:
+    def build(n: _Node) -> Any:
+        _no_padding_list(n)
+        return getattr(nn_conv_ops, fn_name)(
+            n.inputs[0], n.inputs[1], n.inputs[2], strides=n.attrs["strides"],
+            padding=n.attrs["padding"], data_format=n.attrs.get("data_format", "NHWC"),
+            dilations=n.attrs.get("dilations"), name=n.name)
+    return build
+
+
+def _sparse_xent(n: _Node) -> Any:
+    dt = n.inputs[0].dtype
+    return list(make_op("SparseSoftmaxCrossEntropyWithLogits", n.inputs[:2], [dt, dt],
+                        name=n.name).outputs)
+
+
 _register(["VariableV2"], _variable)
 _register(["Assign"], _assign)
 _register(["AssignAdd"], lambda n: state_ops.assign_add(
@@ -61,5 +77,11 @@ _register(list(GRADIENT_OPS), lambda n: make_tensor(n.op, n.inputs[:2], n.inputs
 _register(["BiasAddGrad"], lambda n: make_tensor(
     "BiasAddGrad", n.inputs[:1], n.inputs[0].dtype,
     {"data_format": n.attrs.get("data_format", "NHWC")}, name=n.name))
+
+_register(["Conv2DBackpropInput"], _conv_backprop("conv2d_backprop_input"))
+_register(["Conv2DBackpropFilter"], _conv_backprop("conv2d_backprop_filter"))
+_register(["SparseSoftmaxCrossEntropyWithLogits"], _sparse_xent)
+_register(["ShapeN"], lambda n: array_transform_ops.shape_n(
+    n.inputs, out_type=n.attrs.get("out_type", _dtypes.int32), name=n.name))
 
 __all__ = ["UPDATE_OPS", "GRADIENT_OPS"]

@@ -111,9 +111,11 @@ def _tensorflow_message(data: bytes, where: str) -> Any:
     try:
         text_format.Parse(data.decode("utf-8"), mg, allow_unknown_field=True)
     except (text_format.ParseError, UnicodeDecodeError, RecursionError) as e:
+        # The parsers quote the input: keep a hostile file's bytes out of the message.
         raise errors.InvalidArgumentError(
             None, None, f"{where} is not a meta graph: neither tensorfleet's JSON, nor "
-            f"TensorFlow's MetaGraphDef (binary: {binary}; text format: {e})") from None
+            f"TensorFlow's MetaGraphDef (binary: {binary[:200]}; text format: "
+            f"{str(e)[:200]})") from None
     return mg
 
 
@@ -124,7 +126,7 @@ def parse_meta_graph(data: Any, where: str) -> MetaGraphDef:
       InvalidArgumentError: not a meta graph, naming ``where``.
     """
     raw = bytes(data) if not isinstance(data, str) else data.encode("utf-8")
-    if raw.lstrip()[:1] == b"{":
+    if raw.lstrip()[:1] in (b"{", b"["):  # JSON (no MetaGraphDef starts so)
         return MetaGraphDef(_parse(raw, where))
     mg = _tensorflow_message(raw, where)
     info = mg.meta_info_def.any_info

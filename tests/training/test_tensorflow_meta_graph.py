@@ -59,7 +59,7 @@ def test_tensorflow_meta_graph_collections():
         tf.train.import_meta_graph(os.path.join(TF_META, "model.ckpt-2.meta"),
                                    import_scope="imported")
         trainable = [v.op.name for v in tf.trainable_variables()]
-        assert trainable == ["imported/w1", "imported/b1", "imported/w2"]
+        assert trainable == ["imported/kernel", "imported/bias", "imported/w"]
         step, = g.get_collection(tf.GraphKeys.GLOBAL_STEP)
         assert step.op.name == "imported/global_step" and not step.trainable
         assert g.get_collection("train_op")[0].name == "imported/train"
@@ -102,7 +102,7 @@ def test_saver_writes_tensorflow_meta_graph(tmp_path):
     assert set(mg.collection_def["train_op"].node_list.value) == {train}
     vdefs = [variable_pb2.VariableDef.FromString(b)
              for b in mg.collection_def["variables"].bytes_list.value]
-    assert [v.variable_name for v in vdefs][:3] == ["w1:0", "b1:0", "w2:0"]
+    assert [v.variable_name for v in vdefs][:3] == ["kernel:0", "bias:0", "w:0"]
     assert all(v.initializer_name in names and v.snapshot_name[:-2] in names for v in vdefs)
     step, = [variable_pb2.VariableDef.FromString(b)
              for b in mg.collection_def["global_step"].bytes_list.value]
