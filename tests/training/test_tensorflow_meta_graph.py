@@ -194,3 +194,61 @@ def test_meta_graph_with_missing_ops_lists_them():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="2 op type.*ResourceApplyAdamWithAmsgrad, SomeUnknownOp"):
             tf.train.import_meta_graph(mg)
+
+
+def test_tensorboard_reads_the_graph_of_a_meta_graph(tmp_path):
+    from tensorboardX.proto import event_pb2
+    from tensorfleet.training.summary_io import summary_iterator
+
+    with open(os.path.join(TF_META, "model.ckpt-2.meta"), "rb") as f:
+        tf_written = meta_graph_pb2.MetaGraphDef.FromString(f.read())
+    with tf.Graph().as_default():
+        meta_model.build(tf.compat.v1)
+        ours = tf.train.export_meta_graph()
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_meta_graph(ours, global_step=1)
+    writer.add_graph(tf_written.graph_def)  # TensorFlow's GraphDef message as it is
+    writer.close()
+    events = [e for path in sorted(os.listdir(str(tmp_path)))
+              for e in summary_iterator(os.path.join(str(tmp_path), path))]
+    metas = [e for e in events if e.HasField("meta_graph_def")]
+    graphs = [e for e in events if e.HasField("graph_def")]
+    assert isinstance(events[0], event_pb2.Event) and len(metas) == 1 and len(graphs) == 1
+    mg = meta_graph_pb2.MetaGraphDef.FromString(metas[0].meta_graph_def)
+    assert metas[0].step == 1 and "pred" in {n.name for n in mg.graph_def.node}
+    assert mg.graph_def == ours.tensorflow.graph_def
+    from tensorfleet.protos import graph_pb2
+    assert graph_pb2.GraphDef.FromString(graphs[0].graph_def) == tf_written.graph_def
+    other = tf.summary.FileWriter(str(tmp_path / "x"))
+    try:
+        with pytest.raises(TypeError, match="add_meta_graph needs a MetaGraphDef"):
+            other.add_meta_graph({"graph_def": {}})
+    finally:
+        other.close()
+
+
+def test_graph_util_freezes_tensorflow_graph_def_messages():
+    from tensorfleet.protos import graph_pb2
+    expected = np.load(os.path.join(TF_META, "expected.npz"))
+    with open(os.path.join(TF_META, "model.ckpt-2.meta"), "rb") as f:
+        mg = meta_graph_pb2.MetaGraphDef.FromString(f.read())
+    sub = tf.graph_util.extract_sub_graph(mg.graph_def, ["pred"])
+    assert isinstance(sub, graph_pb2.GraphDef)
+    ops = {n.op for n in sub.node}
+    assert "VariableV2" in ops and not ops & {"ApplyAdam", "SaveV2", "RestoreV2"}
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(mg)
+        with tf.Session() as s:
+            saver.restore(s, os.path.join(TF_META, "model.ckpt-2"))
+            frozen = tf.graph_util.convert_variables_to_constants(s, mg.graph_def, ["pred"])
+    assert isinstance(frozen, graph_pb2.GraphDef)
+    assert {n.op for n in frozen.node} & {"VariableV2", "Assign"} == set()
+    assert len(mg.graph_def.node) > len(frozen.node)  # the input is left as it was
+    # Wrapped in tensorfleet's GraphDef (as ParseFromString gives it), the same kind back.
+    wrapped = tf.GraphDef.FromString(frozen.SerializeToString())
+    assert tf.graph_util.extract_sub_graph(wrapped, ["pred"]).tensorflow == frozen
+    with tf.Graph().as_default():
+        pred, = tf.import_graph_def(frozen, return_elements=["pred:0"], name="")
+        with tf.Session() as s:
+            got = s.run(pred, {"x:0": expected["x"]})
+    np.testing.assert_allclose(got, expected["preds"], atol=1e-6)
