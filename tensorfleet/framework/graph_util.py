@@ -19,9 +19,11 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import serialization as _ser
+from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph, Operation
 from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
 from tensorfleet.kernels.numpy.io_kernels import os_error
+from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +46,6 @@ def _node_name(input_name: str) -> str:
 
 def _tensorflow_message(graph_def: Any) -> Any:
     """TensorFlow's ``GraphDef`` message ``graph_def`` is or holds, else None."""
-    from tensorfleet.protos import graph_pb2
-
     if isinstance(graph_def, graph_pb2.GraphDef):
         return graph_def
     return getattr(graph_def, "tensorflow", None)
@@ -147,8 +147,6 @@ def convert_variables_to_constants(sess: Any, input_graph_def: Any,
 
 def _freeze_message(sess: Any, msg: Any, allow: Optional[Set[str]], deny: Set[str]) -> None:
     """``convert_variables_to_constants`` on TensorFlow's message, in place."""
-    from tensorfleet.framework import tensor_proto as _tp
-
     resource = sorted(n.name for n in msg.node if n.op == "VarHandleOp")
     if resource:
         raise ValueError(f"convert_variables_to_constants: {resource} are resource "

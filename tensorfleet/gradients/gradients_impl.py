@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Sequence, Set
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import get_gradient_fn
-from tensorfleet.ops import array_ops, math_ops
+from tensorfleet.ops import array_ops, control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> List[Any]:
@@ -74,8 +74,6 @@ def _gate(grads: List[Any]) -> List[Any]:
     dense = [g for g in grads if isinstance(g, Tensor)]
     if len(dense) < 2 or any(isinstance(g, IndexedSlices) for g in grads):
         return grads
-    # control_flow_ops builds gradients of its own ops from this module: imported late.
-    from tensorfleet.ops import control_flow_ops
     return control_flow_ops.tuple(grads)
 
 

@@ -30,6 +30,7 @@ from tensorfleet.compat import renamed_ops
 from tensorfleet.ops import (array_ops, categorical_ops, control_flow_ops, hash_ops, math_ops,
                              nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops, scatter_ops,
                              sparse_ops)
+from tensorfleet.ops.tensorflow_training_graph_import import TRAINING_IMPORTERS
 from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -429,6 +430,9 @@ _register(["Assert"], lambda n: _tf().Assert(n.inputs[0], n.inputs[1:],
                                              name=n.name))
 
 
+IMPORTERS.update(TRAINING_IMPORTERS)
+
+
 def parse_tensorflow_graph_def(data: Any, path: str = "graph def") -> Any:
     """A TensorFlow ``GraphDef`` message from binary or text-format bytes.
 
@@ -613,7 +617,3 @@ def import_tensorflow_graph_def(graph_def: Any, input_map: Optional[Dict[str, Te
 
 __all__ = ["IMPORTERS", "V1_CONTROL_FLOW", "parse_tensorflow_graph_def", "check_importable",
            "import_tensorflow_graph_def"]
-
-# The training graph's op types register themselves into IMPORTERS (imported last: it
-# uses this module's table).
-from tensorfleet.ops import tensorflow_training_graph_import  # noqa: E402,F401

@@ -1,7 +1,9 @@
 """Importers of the op types TensorFlow's training graphs add to a model: variables
 (``VariableV2``) and their assignments, the gradients' own ops, and the optimizers'
-fused updates (``ApplyAdam``...). They fill ``tensorflow_graph_import.IMPORTERS``,
-so a ``.meta`` file or graph def that trains imports and trains.
+fused updates (``ApplyAdam``...). ``TRAINING_IMPORTERS`` joins
+``tensorflow_graph_import.IMPORTERS``, so a ``.meta`` file or graph def that trains
+imports and trains. Each importer takes that module's node view (inputs, attrs,
+name).
 
 Each builds tensorfleet's op of the same name: tensorfleet's variables, assignments
 and updates are TensorFlow's ref-variable ops (a reference output, updated in place),
@@ -10,12 +12,20 @@ with the same inputs in the same order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Dict, Sequence
 
 from tensorfleet import dtypes as _dtypes
+from tensorfleet import errors
 from tensorfleet.ops import array_transform_ops, nn_conv_ops, state_ops
 from tensorfleet.ops.op_util import make_op, make_tensor
-from tensorfleet.ops.tensorflow_graph_import import _Node, _no_padding_list, _register
+
+_Node = Any  # tensorflow_graph_import's node view
+TRAINING_IMPORTERS: Dict[str, Callable[[Any], Any]] = {}
+
+
+def _register(names: Sequence[str], fn: Callable[[Any], Any]) -> None:
+    for n in names:
+        TRAINING_IMPORTERS[n] = fn
 
 # Fused optimizer updates TensorFlow and tensorfleet share, with the attrs they take.
 UPDATE_OPS = {"ApplyGradientDescent": ("use_locking",),
@@ -50,7 +60,9 @@ def _broadcast_gradient_args(n: _Node) -> Any:
 
 def _conv_backprop(fn_name: str) -> Any:
     def build(n: _Node) -> Any:
-        _no_padding_list(n)
+        if n.attrs.get("explicit_paddings") or n.attrs.get("padding") == "EXPLICIT":
+            raise errors.InvalidArgumentError(None, None, f"Node {n.name} ({n.op}): "
+                                              f"explicit paddings are not supported")
         return getattr(nn_conv_ops, fn_name)(
             n.inputs[0], n.inputs[1], n.inputs[2], strides=n.attrs["strides"],
             padding=n.attrs["padding"], data_format=n.attrs.get("data_format", "NHWC"),
@@ -84,4 +96,4 @@ _register(["SparseSoftmaxCrossEntropyWithLogits"], _sparse_xent)
 _register(["ShapeN"], lambda n: array_transform_ops.shape_n(
     n.inputs, out_type=n.attrs.get("out_type", _dtypes.int32), name=n.name))
 
-__all__ = ["UPDATE_OPS", "GRADIENT_OPS"]
+__all__ = ["TRAINING_IMPORTERS", "UPDATE_OPS", "GRADIENT_OPS"]

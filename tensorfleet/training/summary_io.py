@@ -28,6 +28,8 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, get_default_graph
 from tensorfleet.ops.summary_ops import proto_class
 from tensorfleet.ops.tbx_loader import tbx_module
+from tensorfleet.protos import graph_pb2 as tf_graph_pb2
+from tensorfleet.protos import meta_graph_pb2
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +78,6 @@ def graph_def_proto(graph: Any) -> Any:
       TypeError: for anything else.
     """
     from tensorfleet.framework import tensorflow_graph_export as tge
-
-    from tensorfleet.protos import graph_pb2 as tf_graph_pb2
 
     graph_pb2 = tbx_module("proto.graph_pb2")
     if isinstance(graph, graph_pb2.GraphDef):
@@ -225,8 +225,6 @@ class FileWriter:
         Raises:
           TypeError: ``meta_graph_def`` is not a meta graph.
         """
-        from tensorfleet.protos import meta_graph_pb2
-
         if isinstance(meta_graph_def, meta_graph_pb2.MetaGraphDef):
             data = meta_graph_def.SerializeToString()
         elif isinstance(meta_graph_def, dict) and hasattr(meta_graph_def, "tensorflow"):
