@@ -70,6 +70,14 @@ def _conv_backprop(fn_name: str) -> Any:
     return build
 
 
+def _random(n: _Node) -> Any:
+    """Initializers' random ops, with the graph-level and op seeds TensorFlow gave them
+    (tensorfleet's generator differs: initial values are not TensorFlow's)."""
+    attrs = {"dtype": n.attrs["dtype"], "seed": int(n.attrs.get("seed", 0)),
+             "seed2": int(n.attrs.get("seed2", 0))}
+    return make_tensor(n.op, n.inputs[:1], attrs["dtype"], attrs, name=n.name)
+
+
 def _sparse_xent(n: _Node) -> Any:
     dt = n.inputs[0].dtype
     return list(make_op("SparseSoftmaxCrossEntropyWithLogits", n.inputs[:2], [dt, dt],
@@ -93,6 +101,7 @@ _register(["BiasAddGrad"], lambda n: make_tensor(
 _register(["Conv2DBackpropInput"], _conv_backprop("conv2d_backprop_input"))
 _register(["Conv2DBackpropFilter"], _conv_backprop("conv2d_backprop_filter"))
 _register(["SparseSoftmaxCrossEntropyWithLogits"], _sparse_xent)
+_register(["RandomStandardNormal", "RandomUniform", "TruncatedNormal"], _random)
 _register(["ShapeN"], lambda n: array_transform_ops.shape_n(
     n.inputs, out_type=n.attrs.get("out_type", _dtypes.int32), name=n.name))
 

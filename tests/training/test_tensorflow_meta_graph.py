@@ -252,3 +252,29 @@ def test_graph_util_freezes_tensorflow_graph_def_messages():
         with tf.Session() as s:
             got = s.run(pred, {"x:0": expected["x"]})
     np.testing.assert_allclose(got, expected["preds"], atol=1e-6)
+
+
+def test_partitioned_variables_restore_through_the_tensorflow_saver_def(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 6], name="x")
+    w = tf.get_variable("w", [6, 2], initializer=tf.random_normal_initializer(seed=1),
+                        partitioner=tf.fixed_size_partitioner(2))
+    pred = tf.identity(tf.matmul(x, tf.concat(list(w), 0)), name="pred")
+    saver = tf.train.Saver()
+    xv = np.arange(12, dtype=np.float32).reshape(2, 6) / 10
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        prefix = saver.save(s, str(tmp_path / "model.ckpt"), global_step=1)
+        want = s.run(pred, {x: xv})
+    mg = meta_graph_pb2.MetaGraphDef.FromString(open(prefix + ".meta", "rb").read())
+    restore = [n for n in mg.graph_def.node if n.name == "save/RestoreV2/shape_and_slices"]
+    specs = tf.make_ndarray(restore[0].attr["value"].tensor).tolist()
+    assert specs == [b"6 2 0,3:0,2", b"6 2 3,3:0,2"]
+    slices = [variable_pb2.VariableDef.FromString(b).save_slice_info_def
+              for b in mg.collection_def["variables"].bytes_list.value]
+    assert [(s.full_name, list(s.var_offset)) for s in slices] == [("w", [0, 0]), ("w", [3, 0])]
+    mg.meta_info_def.ClearField("any_info")  # TensorFlow's part alone
+    with tf.Graph().as_default():
+        restorer = tf.train.import_meta_graph(mg)
+        with tf.Session() as s:
+            restorer.restore(s, prefix)
+            np.testing.assert_allclose(s.run("pred:0", {"x:0": xv}), want)
