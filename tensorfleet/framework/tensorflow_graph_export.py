@@ -87,7 +87,8 @@ TYPE_ATTRS.update({
     "SparseCross": [],
     # What a training graph adds: the optimizers' updates, the global step's increment
     # and the gradients' own ops.
-    **{op: _T0 for op in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "AssignAdd",
+    **{op: _T0 for op in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad",
+                          "ApplyRMSProp", "AssignAdd",
                           "AssignSub", "ReluGrad", "Relu6Grad", "TanhGrad", "SigmoidGrad",
                           "BiasAddGrad", "BroadcastGradientArgs", "Conv2DBackpropFilter",
                           "RandomStandardNormal", "RandomUniform", "TruncatedNormal")},
@@ -211,6 +212,8 @@ TF_ATTRS: Dict[str, Any] = {
     "ApplyGradientDescent": {'T', 'use_locking'},
     "ApplyMomentum": {'T', 'use_locking', 'use_nesterov'},
     "ApplyAdam": {'T', 'use_locking', 'use_nesterov'},
+    "ApplyAdagrad": {'T', 'use_locking', 'update_slots'},
+    "ApplyRMSProp": {'T', 'use_locking'},
     "AssignAdd": {'T', 'use_locking'},
     "AssignSub": {'T', 'use_locking'},
     "ReluGrad": {'T'}, "Relu6Grad": {'T'}, "TanhGrad": {'T'}, "SigmoidGrad": {'T'},

@@ -49,6 +49,9 @@ def _assign(n: _Node) -> Any:
 
 
 def _update(n: _Node) -> Any:
+    if n.op == "ApplyAdagrad" and not n.attrs.get("update_slots", True):
+        raise errors.InvalidArgumentError(None, None, f"Node {n.name} (ApplyAdagrad): "
+                                          f"update_slots=false is not supported")
     attrs = {k: bool(n.attrs.get(k, False)) for k in UPDATE_OPS[n.op]}
     return make_op(n.op, n.inputs, [n.inputs[0].dtype], attrs, name=n.name).outputs[0]
 

@@ -177,8 +177,9 @@ def to_tensorflow_meta_graph(doc: Dict[str, Any], graph: Optional[Graph],
     mg = meta_graph_pb2.MetaGraphDef()
     lacking = sorted({n.op for n in gd.node if not tge.exportable(n.op)})
     if lacking:
-        logger.warning("Meta graph: op types %s have no TensorFlow form; TensorFlow cannot "
-                       "import this graph (tensorfleet can)", lacking)
+        # Every checkpoint writes a meta graph: a note, not a warning each time.
+        logger.debug("Meta graph: op types %s have no TensorFlow form; TensorFlow cannot "
+                     "import this graph (tensorfleet can)", lacking)
     restore_op = saver_def.get("restore_op_name") or ""
     saver_scope = _scope_of(restore_op)
     if restore_op and saver_scope in scopes:
