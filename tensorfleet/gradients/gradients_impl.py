@@ -13,7 +13,7 @@ from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, ge
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import get_gradient_fn
 from tensorfleet.gradients.unconnected_gradients import as_unconnected, fill_unconnected
-from tensorfleet.ops import array_ops, math_ops
+from tensorfleet.ops import array_ops, control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> List[Any]:
@@ -70,6 +70,14 @@ _AGGREGATION_METHODS = (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIM
                         AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
 
 
+def _gate(grads: List[Any]) -> List[Any]:
+    """The dense gradients of one op, each usable only once all are computed."""
+    dense = [g for g in grads if isinstance(g, Tensor)]
+    if len(dense) < 2 or any(isinstance(g, IndexedSlices) for g in grads):
+        return grads
+    return control_flow_ops.tuple(grads)
+
+
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
               aggregation_method: Any = None, stop_gradients: Any = None,
@@ -78,7 +86,11 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
 
     Returns a list with one entry per ``x``: a Tensor, an ``IndexedSlices`` for
     sparse gradients, or (when ``x`` does not influence ``ys``) None, or zeros like
-    ``x`` with ``unconnected_gradients="zero"``.
+    ``x`` with ``unconnected_gradients="zero"``. With ``gate_gradients`` the gradients
+    of each op's inputs become usable together (a ``tuple``), as TensorFlow's: an
+    optimizer's in-place update of one variable then never races with a gradient op
+    still reading it (which matters where a read aliases the variable's buffer, as in
+    TensorFlow running tensorfleet's graphs).
     """
     as_unconnected(unconnected_gradients)
     if aggregation_method not in _AGGREGATION_METHODS:
@@ -134,6 +146,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                     acc[t] = [g]
             if op not in stops and any(g is not None for g in out_grads) and op.inputs:
                 in_grads = _call_grad(op, out_grads, colocate_gradients_with_ops)
+                if gate_gradients:
+                    in_grads = _gate(in_grads)
                 for t, g in zip(op.inputs, in_grads):
                     if g is not None and t.op in between:
                         acc.setdefault(t, []).append(g)
