@@ -7,6 +7,7 @@ the task's resource manager and a per-session state dict for the op.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -125,6 +126,7 @@ def active_backend(device_type: str = "CPU") -> Optional[str]:
     now if no lookup has yet."""
     name = _device_type_name(device_type)
     if name not in _ACTIVE_BACKENDS:
+        load_kernel_library()  # the backends register their choosers when imported
         chooser = _BACKEND_CHOOSERS.get(name)
         _ACTIVE_BACKENDS[name] = chooser() if chooser is not None else None
     return _ACTIVE_BACKENDS[name]
@@ -132,10 +134,30 @@ def active_backend(device_type: str = "CPU") -> Optional[str]:
 
 def reference_kernel(op_type: str, device_type: str = "CPU") -> Optional[Kernel]:
     """The reference kernel of ``op_type`` on ``device_type`` (None when it has none)."""
+    load_kernel_library()
     return _KERNELS.get((op_type, _device_type_name(device_type)))
 
 
+def load_kernel_library() -> bool:
+    """Imports the kernels (the numpy reference kernels, then the backends beside them),
+    which registers them, unless they are imported; returns whether it imported them.
+
+    The kernels load on first need: the first lookup of a kernel not registered yet,
+    or the first use of a public ``tensorfleet`` name; programs that only ask a
+    cluster for its status, or print help, never load them."""
+    if "tensorfleet.kernels.numpy" in sys.modules:
+        return False
+    import tensorfleet.kernels.numpy  # noqa: F401  (registers the numpy kernels)
+    # The oneDNN CPU kernels register beside the numpy ones; which run is chosen on
+    # the first kernel lookup (tensorfleet.kernels.backends).
+    import tensorfleet.kernels.backends  # noqa: F401
+    import tensorfleet.kernels.onednn  # noqa: F401
+    return True
+
+
 def _lookup(op_type: str, device_type: str) -> Optional[Kernel]:
+    if (op_type, device_type) not in _KERNELS and load_kernel_library():
+        return _lookup(op_type, device_type)
     backend = active_backend(device_type) if device_type.isidentifier() else None
     if backend is not None:
         k = _BACKEND_KERNELS.get((op_type, device_type, backend))
@@ -155,6 +177,7 @@ def get_kernel(op_type: str, device_type: str = "CPU") -> Kernel:
 
 def has_kernel(op_type: str, device_type: str = "CPU") -> bool:
     """Whether ``op_type`` has a kernel of its own on ``device_type``."""
+    load_kernel_library()
     return (op_type, device_type.upper()) in _KERNELS
 
 

@@ -39,6 +39,19 @@ def register_session_factory(prefix: str, factory: Callable[..., Any],
         rt.session_resetters[prefix] = reset
 
 
+def _session_factory(target: str) -> Any:
+    """The backend factory registered for ``target``'s scheme, or None."""
+    for attempt in range(2):
+        factory = next((f for p, f in process.current().session_factories.items()
+                        if target.startswith(p)), None)
+        if factory is not None or attempt:
+            return factory
+        # The grpc:// backend registers itself when imported; `import tensorfleet`
+        # imports it on first use of a public name, code that does not use one here.
+        import tensorfleet.distributed.remote  # noqa: F401
+    return None
+
+
 class LocalBackend:
     """Runs steps in this process, with its own resource manager and plan cache.
 
@@ -233,8 +246,7 @@ class BaseSession:
         if not self._target:
             self._backend: Any = LocalBackend(self._graph, config)
         else:
-            factory = next((f for p, f in process.current().session_factories.items()
-                            if self._target.startswith(p)), None)
+            factory = _session_factory(self._target)
             if factory is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"No session factory registered for the given session target "
