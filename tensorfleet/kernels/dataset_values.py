@@ -199,9 +199,6 @@ class Function:
     def __init__(self, stage: Dict[str, Any], resources: Any, owner: Any,
                  op_name: Optional[str]):
         build = plan_builder()
-        if build is None:
-            raise errors.InternalError(op_name, None, "no plan builder: import "
-                                                      "tensorfleet.runtime")
         sub = stage.get("fn")
         if not isinstance(sub, SubGraph):
             raise errors.InvalidArgumentError(op_name, None, f"Dataset {stage.get('op')} "

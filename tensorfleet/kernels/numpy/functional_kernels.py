@@ -32,9 +32,13 @@ def set_plan_builder(fn: PlanBuilder) -> None:
     _builder[0] = fn
 
 
-def plan_builder() -> Optional[PlanBuilder]:
-    """How to compile a sub-graph into a plan (None until the runtime is imported);
+def plan_builder() -> PlanBuilder:
+    """How to compile a sub-graph into a plan: the runtime's, unless another was set;
     used by other kernels that run functions, such as ``tf.data`` map stages."""
+    if _builder[0] is None:
+        # Imported on use: the runtime need not load the kernels to exist.
+        from tensorfleet.runtime import executor
+        _builder[0] = executor.sub_plan
     return _builder[0]
 
 
@@ -43,10 +47,7 @@ class _SubPlan:
 
     def __init__(self, ctx: KernelContext, which: str, input_names: List[str],
                  fetch_names: List[str]):
-        build = _builder[0]
-        if build is None:
-            raise errors.InternalError(ctx.op_name, None,
-                                       "no plan builder: import tensorfleet.runtime")
+        build = plan_builder()
         sub = ctx.attrs.get(which)
         if not isinstance(sub, SubGraph):
             raise errors.InvalidArgumentError(
