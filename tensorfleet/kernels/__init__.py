@@ -7,4 +7,15 @@ the registry. The kernels are imported, and so registered, on first need
 public ``tensorfleet`` name.
 """
 
+from tensorfleet.kernels import registry as _registry
 from tensorfleet.kernels.registry import get_kernel, register_kernel  # noqa: F401
+
+
+def _load_library() -> None:
+    from tensorfleet.kernels import numpy  # noqa: F401  (registers the numpy kernels)
+    # The oneDNN CPU kernels register beside the numpy ones; which run is chosen on
+    # the first kernel lookup (tensorfleet.kernels.backends).
+    from tensorfleet.kernels import backends, onednn  # noqa: F401
+
+
+_registry.set_library_loader(_load_library)

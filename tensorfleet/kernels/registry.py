@@ -7,7 +7,6 @@ the task's resource manager and a per-session state dict for the op.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -138,21 +137,51 @@ def reference_kernel(op_type: str, device_type: str = "CPU") -> Optional[Kernel]
     return _KERNELS.get((op_type, _device_type_name(device_type)))
 
 
+# How the kernel library is imported (set by the ``tensorfleet.kernels`` package, which
+# holds the library; the registry below it imports none of it), and whether it was.
+_library: Dict[str, Any] = {"loader": None, "loaded": False}
+
+
+def set_library_loader(loader: Callable[[], None]) -> None:
+    """How ``load_kernel_library`` imports the kernels (set once, by the package)."""
+    _library["loader"] = loader
+
+
 def load_kernel_library() -> bool:
-    """Imports the kernels (the numpy reference kernels, then the backends beside them),
-    which registers them, unless they are imported; returns whether it imported them.
+    """Imports the kernels (which registers them) unless that was done; returns whether
+    it imported them now.
 
     The kernels load on first need: the first lookup of a kernel not registered yet,
     or the first use of a public ``tensorfleet`` name; programs that only ask a
     cluster for its status, or print help, never load them."""
-    if "tensorfleet.kernels.numpy" in sys.modules:
+    loader = _library["loader"]
+    if _library["loaded"] or loader is None:
         return False
-    import tensorfleet.kernels.numpy  # noqa: F401  (registers the numpy kernels)
-    # The oneDNN CPU kernels register beside the numpy ones; which run is chosen on
-    # the first kernel lookup (tensorfleet.kernels.backends).
-    import tensorfleet.kernels.backends  # noqa: F401
-    import tensorfleet.kernels.onednn  # noqa: F401
+    _library["loaded"] = True
+    loader()
     return True
+
+
+# fn(fetches, targets, feeds, resources, op_state, owner) -> plan with .run(values, step):
+# how kernels that run sub-graphs (functional control flow, tf.data functions) compile
+# one; set by the runtime's executor, the only place kernels run.
+_plan_builder: List[Optional[Callable[..., Any]]] = [None]
+
+
+def set_plan_builder(fn: Callable[..., Any]) -> None:
+    """Called by the runtime: how a kernel compiles a sub-graph into a plan."""
+    _plan_builder[0] = fn
+
+
+def plan_builder() -> Callable[..., Any]:
+    """How a kernel compiles a sub-graph into a plan.
+
+    Raises:
+      InternalError: no runtime is imported (kernels run only under one).
+    """
+    if _plan_builder[0] is None:
+        raise errors.InternalError(None, None, "no plan builder: import tensorfleet.runtime")
+    return _plan_builder[0]
 
 
 def _lookup(op_type: str, device_type: str) -> Optional[Kernel]:

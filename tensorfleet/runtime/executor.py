@@ -20,7 +20,7 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelContext,
                                           StepState, get_kernel, resolve_kernel,
-                                          set_current_step)
+                                          set_current_step, set_plan_builder)
 from tensorfleet.runtime import process
 
 ASYNC_OPS = {"_Recv"}
@@ -512,6 +512,9 @@ def sub_plan(fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Seq
     plan = Plan(prune(fetches, targets, set(feeds)), feeds, fetches, resources, op_state, owner)
     plan.dead_fetches_ok = True
     return plan
+
+
+set_plan_builder(sub_plan)
 
 
 # Functional ops (While) run sub-graphs with plans of their own; kernels sit above

@@ -40,16 +40,11 @@ def register_session_factory(prefix: str, factory: Callable[..., Any],
 
 
 def _session_factory(target: str) -> Any:
-    """The backend factory registered for ``target``'s scheme, or None."""
-    for attempt in range(2):
-        factory = next((f for p, f in process.current().session_factories.items()
-                        if target.startswith(p)), None)
-        if factory is not None or attempt:
-            return factory
-        # The grpc:// backend registers itself when imported; `import tensorfleet`
-        # imports it on first use of a public name, code that does not use one here.
-        import tensorfleet.distributed.remote  # noqa: F401
-    return None
+    """The backend factory registered for ``target``'s scheme, or None (the ``grpc://``
+    backend registers itself when ``tensorfleet.distributed.remote`` is imported, as the
+    first use of a public ``tensorfleet`` name does)."""
+    return next((f for p, f in process.current().session_factories.items()
+                 if target.startswith(p)), None)
 
 
 class LocalBackend:

@@ -17,6 +17,7 @@ import numpy as np
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
 from tensorfleet.kernels.registry import DEAD, KernelContext, register_kernel
+from tensorfleet.kernels.registry import plan_builder as registry_plan_builder
 
 logger = logging.getLogger(__name__)
 
@@ -33,13 +34,10 @@ def set_plan_builder(fn: PlanBuilder) -> None:
 
 
 def plan_builder() -> PlanBuilder:
-    """How to compile a sub-graph into a plan: the runtime's, unless another was set;
-    used by other kernels that run functions, such as ``tf.data`` map stages."""
-    if _builder[0] is None:
-        # Imported on use: the runtime need not load the kernels to exist.
-        from tensorfleet.runtime import executor
-        _builder[0] = executor.sub_plan
-    return _builder[0]
+    """How to compile a sub-graph into a plan: the one set here, else the runtime's
+    (``registry.plan_builder``); used by other kernels that run functions, such as
+    ``tf.data`` map stages."""
+    return _builder[0] or registry_plan_builder()
 
 
 class _SubPlan:
