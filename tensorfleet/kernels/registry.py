@@ -139,7 +139,10 @@ def reference_kernel(op_type: str, device_type: str = "CPU") -> Optional[Kernel]
 
 # How the kernel library is imported (set by the ``tensorfleet.kernels`` package, which
 # holds the library; the registry below it imports none of it), and whether it was.
-_library: Dict[str, Any] = {"loader": None, "loaded": False}
+_library: Dict[str, Any] = {"loader": None, "started": False, "done": False}
+# Another thread's lookup waits while the library loads; the loading thread's own
+# lookups (an import that looks a kernel up) go on.
+_library_lock = threading.RLock()
 
 
 def set_library_loader(loader: Callable[[], None]) -> None:
@@ -154,11 +157,17 @@ def load_kernel_library() -> bool:
     The kernels load on first need: the first lookup of a kernel not registered yet,
     or the first use of a public ``tensorfleet`` name; programs that only ask a
     cluster for its status, or print help, never load them."""
-    loader = _library["loader"]
-    if _library["loaded"] or loader is None:
+    if _library["done"]:
         return False
-    _library["loaded"] = True
-    loader()
+    with _library_lock:
+        loader = _library["loader"]
+        if _library["started"] or loader is None:
+            return False
+        _library["started"] = True
+        try:
+            loader()
+        finally:
+            _library["done"] = True
     return True
 
 
