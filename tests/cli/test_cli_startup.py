@@ -53,5 +53,5 @@ print(json.dumps({"kernels_before_run": before, "value": value,
                   "compat": tf.compat.v1 is tf, "version": tf.VERSION == tf.__version__,
                   "remote": "tensorfleet.distributed.remote" in sys.modules}))
 """)
-    assert got == {"kernels_before_run": False, "value": 5.0, "gradients_is_function": True, "train": True, "compat": True,
-                   "version": True, "remote": True}
+    assert got == {"kernels_before_run": False, "value": 5.0, "gradients_is_function": True,
+                   "train": True, "compat": True, "version": True, "remote": True}

@@ -23,21 +23,14 @@ logger = logging.getLogger(__name__)
 
 # fn(fetches, targets, feeds, resources, op_state, owner) -> plan with .run(values, step)
 PlanBuilder = Callable[..., Any]
-_builder: List[Optional[PlanBuilder]] = [None]
 # How many iterations run between two looks at whether the step was cancelled.
 _CANCEL_CHECK_EVERY = 64
 
 
-def set_plan_builder(fn: PlanBuilder) -> None:
-    """Called by the runtime: how a functional op compiles a sub-graph."""
-    _builder[0] = fn
-
-
 def plan_builder() -> PlanBuilder:
-    """How to compile a sub-graph into a plan: the one set here, else the runtime's
-    (``registry.plan_builder``); used by other kernels that run functions, such as
-    ``tf.data`` map stages."""
-    return _builder[0] or registry_plan_builder()
+    """How to compile a sub-graph into a plan (the runtime's, ``registry.plan_builder``);
+    used by other kernels that run functions, such as ``tf.data`` map stages."""
+    return registry_plan_builder()
 
 
 class _SubPlan:
