@@ -177,6 +177,20 @@ def _to_user_value(v: Any) -> Any:
     return v
 
 
+def _string_feed(t: Tensor, value: Any) -> np.ndarray:
+    """A string feed as TensorFlow holds it: an object array of bytes, ``str`` elements
+    encoded as UTF-8 (so a fed ``'a'`` equals the constant ``'a'``)."""
+    arr = np.array(value, dtype=object)  # a copy: the caller's array stays as it was
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif not isinstance(v, bytes):
+            raise TypeError(f"Cannot feed {type(v).__name__} value {v!r} to Tensor "
+                            f"{t.name!r} of dtype string: its elements must be str or bytes")
+    return arr
+
+
 def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
     """Checks and converts one feed; ValueError/TypeError naming the tensor and shapes."""
     if isinstance(value, (Tensor, Operation)):
@@ -185,7 +199,7 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
                         f"(feeding {t.name})")
     dt = t.dtype
     if dt is _dtypes.string:
-        arr = np.asarray(value, dtype=object)
+        arr = _string_feed(t, value)
     else:
         src = np.asarray(value)
         if src.dtype.kind in "OSU":
