@@ -25,7 +25,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
-from tensorfleet.kernels.numpy.functional_kernels import plan_builder
+from tensorfleet.kernels.registry import plan_builder
 from tensorfleet.kernels.registry import DEAD
 
 logger = logging.getLogger(__name__)
