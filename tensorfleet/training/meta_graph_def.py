@@ -178,6 +178,23 @@ def read_meta_graph_file(filename: str) -> MetaGraphDef:
     return parse_meta_graph(data, filename)
 
 
+# What each export option TensorFlow has would do; tensorfleet's writer does none of it.
+_UNSUPPORTED_EXPORT_OPTIONS = {
+    "clear_extraneous_savers": "Savers other than saver_def's are not removed",
+    "strip_default_attrs": "attrs are written as the graph holds them, defaults included",
+    "save_debug_info": "no GraphDebugInfo file is written",
+}
+
+
+def refuse_unsupported_export_options(**options: bool) -> None:
+    """Raises ValueError naming the first export option set True that the meta graph
+    writer does not carry out (a program asking for it must not get a file without it)."""
+    for name, value in options.items():
+        if value:
+            raise ValueError(f"{name}=True is not supported: "
+                             f"{_UNSUPPORTED_EXPORT_OPTIONS[name]}; leave it False")
+
+
 def export_meta_graph(filename: Optional[str] = None, meta_info_def: Any = None,
                       graph_def: Any = None, saver_def: Any = None,
                       collection_list: Optional[List[str]] = None, as_text: bool = False,
@@ -198,6 +215,9 @@ def export_meta_graph(filename: Optional[str] = None, meta_info_def: Any = None,
     """
     if kwargs:
         raise TypeError(f"export_meta_graph got unexpected arguments {sorted(kwargs)}")
+    refuse_unsupported_export_options(clear_extraneous_savers=clear_extraneous_savers,
+                                      strip_default_attrs=strip_default_attrs,
+                                      save_debug_info=save_debug_info)
     g = graph or get_default_graph()
     sd = saver_def.to_plain() if hasattr(saver_def, "to_plain") else dict(saver_def or {})
     doc = meta_graph_to_plain(g, sd, collection_list, export_scope, clear_devices,

@@ -39,6 +39,7 @@ from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
 from tensorfleet.training.meta_graph_def import (MetaGraphDef, export_meta_graph,
+                                                 refuse_unsupported_export_options,
                                                  write_meta_graph_file)
 
 logger = logging.getLogger(__name__)
@@ -374,10 +375,12 @@ class Saver:
         checkpoint stays the latest.
 
         Raises:
-          ValueError: the parent directory of ``save_path`` does not exist, or
-            ``latest_filename`` has directory components.
+          ValueError: the parent directory of ``save_path`` does not exist,
+            ``latest_filename`` has directory components, or ``strip_default_attrs``
+            is True (the meta graph is written with every attr).
           ResourceExhaustedError: the disk (or quota) is full, naming the file.
         """
+        refuse_unsupported_export_options(strip_default_attrs=strip_default_attrs)
         self.build()
         latest_filename = latest_filename or cm.DEFAULT_STATE_FILENAME
         if os.path.basename(latest_filename) != latest_filename:

@@ -278,3 +278,21 @@ def test_partitioned_variables_restore_through_the_tensorflow_saver_def(tmp_path
         with tf.Session() as s:
             restorer.restore(s, prefix)
             np.testing.assert_allclose(s.run("pred:0", {"x:0": xv}), want)
+
+
+@pytest.mark.parametrize("option", ["clear_extraneous_savers", "strip_default_attrs",
+                                    "save_debug_info"])
+def test_an_export_option_the_writer_does_not_carry_out_is_refused(tmp_path, option):
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        with pytest.raises(ValueError, match=f"{option}=True is not supported"):
+            tf.train.export_meta_graph(str(tmp_path / "m.meta"), **{option: True})
+        with pytest.raises(ValueError, match=f"{option}=True is not supported"):
+            saver.export_meta_graph(str(tmp_path / "m.meta"), **{option: True})
+        assert not (tmp_path / "m.meta").exists()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(ValueError, match="strip_default_attrs=True"):
+                saver.save(sess, str(tmp_path / "ckpt"), strip_default_attrs=True)
+            assert saver.save(sess, str(tmp_path / "ckpt")).endswith("ckpt")
