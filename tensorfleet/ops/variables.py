@@ -340,7 +340,7 @@ def _delegate(op_name: str) -> Callable[..., Any]:
         fn = getattr(Tensor, op_name, None)
         if fn is None:
             return NotImplemented
-        return fn(_current_read(self), *args)
+        return fn(self._snapshot, *args)
     method.__name__ = op_name
     method.__doc__ = f"``{op_name}`` applied to the variable's value."
     return method
@@ -350,24 +350,12 @@ for _op in _OPERATORS:
     setattr(Variable, _op, _delegate(_op))
 
 
-def _current_read(v: Variable) -> Tensor:
-    """The tensor an op made now reads ``v`` through: the shared snapshot, or, under
-    ``control_dependencies``, a read of its own made in that scope, so that it sees
-    the updates the scope waits for (a TensorFlow 1.x op reads a reference variable
-    when it runs: ``with tf.control_dependencies([update]): tf.identity(v)`` sees the
-    update)."""
-    g = v.graph
-    if get_default_graph() is g and g._current_control_inputs():
-        return v.read_value()
-    return v._snapshot
-
-
 def _variable_to_tensor(v: Variable, dtype: Any = None, name: Optional[str] = None) -> Tensor:
     if dtype is not None and _dtypes.as_dtype(dtype) is not v.dtype:
         raise ValueError(f"Incompatible type conversion requested to type "
                          f"'{_dtypes.as_dtype(dtype).name}' for variable {v.op.name} of type "
                          f"'{v.dtype.name}'")
-    return _current_read(v)
+    return v._snapshot
 
 
 register_tensor_conversion_function(Variable, _variable_to_tensor)
