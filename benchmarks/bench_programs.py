@@ -2,8 +2,7 @@
 
 Each case is a complete TF 1.x training program of the size a public tutorial runs
 (a few hundred steps on small data made here: numpy random arrays, or a folder of
-small JPEG files written with Pillow into a temporary directory; nothing is
-downloaded). The program imports ``tensorflow.compat.v1`` (v2 behaviour disabled) or
+small JPEG files written with Pillow; nothing is downloaded). The program imports ``tensorflow.compat.v1`` (v2 behaviour disabled) or
 ``tensorfleet`` as ``tf`` and nothing else changes. The figure is the program's whole
 wall time, imports included: ``harness.py programs`` starts a fresh interpreter per run
 and times it from start to exit. The program prints one JSON line with its first and
@@ -16,11 +15,9 @@ last loss (a check that it trained).
                    ``tf.nn.static_bidirectional_rnn`` over two
                    ``BasicLSTMCell(128)``, batch 128, Adam, 200 steps.
   image_folder     a folder of 2 x 150 JPEGs (48x48 RGB, written once with Pillow
-                   under ``--data-dir`` by ``--prepare``, before any timed run;
-                   ``--prepare`` also writes tensorfleet's bytecode caches, as an
-                   installed package has them):
-                   ``slice_input_producer``,
-                   ``read_file``, ``decode_jpeg``, ``resize_images`` to 32x32,
+                   under ``--data-dir`` by ``--prepare``, before any timed run):
+                   ``slice_input_producer``, ``read_file``, ``decode_jpeg``,
+                   ``resize_images`` to 32x32,
                    ``tf.train.batch`` with 2 threads, queue runners and a
                    ``Coordinator``, then a conv net (2 conv+pool, dense 256), Adam,
                    batch 32, 200 steps.
@@ -38,6 +35,8 @@ last loss (a check that it trained).
   dynamic_lstm     the same with ``tf.nn.dynamic_rnn`` over ``LSTMCell(128)``.
 
 The inputs are random (fixed seed) with a class-dependent offset, so the loss falls.
+``--prepare`` also writes the framework's bytecode caches, as an installed package has
+them (``harness.py`` runs it once before the timed runs).
 
     python benchmarks/bench_programs.py --framework tensorfleet --case bilstm
 """

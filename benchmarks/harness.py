@@ -37,6 +37,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import resource
 import shlex
 import signal
 import statistics
@@ -340,6 +341,7 @@ def run_once(python: str, framework: str, case: Case, extra: Sequence[str]) -> d
     cmd = [python, str(BENCH_DIR / case.script), *case.argv, "--framework", framework,
            *extra]
     started = time.perf_counter()
+    cpu_before = _children_cpu_s()
     proc = subprocess.Popen(cmd, cwd=REPO_DIR, env=_child_env(framework), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -357,7 +359,16 @@ def run_once(python: str, framework: str, case: Case, extra: Sequence[str]) -> d
     record = json.loads(lines[-1])
     if case.whole_program:
         record["median_s"] = record["wall_s"] = wall_s
+        # Cases run one at a time, so the children's CPU time grew by this run's alone:
+        # beside the wall time it tells waiting for a core from doing more work.
+        record["cpu_s"] = _children_cpu_s() - cpu_before
     return record
+
+
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of this process's waited-for children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
@@ -506,6 +517,12 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
                 notes.append(f"{case.name} ({LABELS[fw]}): ps memory "
                              f"{statistics.median(mem):.1f} bytes per row (median; RSS "
                              f"after initialization, both ps, over the rows)")
+        if case.whole_program and all(recs.values()):
+            cpu = {fw: statistics.median(r.get("cpu_s", float("nan")) for r in recs[fw])
+                   for fw in FRAMEWORKS}
+            notes.append(f"{case.name}: CPU seconds (user + system, median) "
+                         f"{cpu['tensorfleet']:.1f} tensorfleet, {cpu['tensorflow']:.1f} "
+                         "TensorFlow")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
