@@ -19,6 +19,7 @@ _PROCESS_LANES = {
         "saved_model/test_saved_model.py", "collectives/test_multihost_allreduce.py",
         "examples/test_core_examples.py", "runtime/test_threads.py",
         "docs/test_doc_commands.py", "examples/test_estimator_example_output.py",
+        "cli/test_cli_startup.py",
     ),
     "processes-b": (
         "cli/test_launch.py", "cli/test_launch_faults.py", "cli/test_launch_signals.py",

@@ -14,6 +14,8 @@ from tensorfleet.distributed.placement import get_log_device_placement, set_log_
 from tensorfleet.framework.op_traceback import (disable_traceback_filtering,
     enable_traceback_filtering, is_traceback_filtering_enabled)
 from tensorfleet.ops.numerics import verify_tensor_all_finite as assert_all_finite
+from tensorfleet.ops.numerics_instrumentation import (disable_check_numerics,
+    enable_check_numerics)
 
 __all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater",
            "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
@@ -24,4 +26,4 @@ __all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater",
            "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing",
            "assert_shapes", "get_log_device_placement", "set_log_device_placement",
            "disable_traceback_filtering", "enable_traceback_filtering",
-           "is_traceback_filtering_enabled"]
+           "is_traceback_filtering_enabled", "disable_check_numerics", "enable_check_numerics"]

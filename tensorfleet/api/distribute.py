@@ -7,9 +7,12 @@ workers of ``TF_CONFIG``. ``DistributedOptimizer`` and
 (see ``tensorfleet.collectives``).
 """
 
+from tensorfleet.collectives.one_device_strategy import OneDeviceStrategy, get_loss_reduction
+from tensorfleet.collectives.run_options import RunOptions
 from tensorfleet.collectives.strategy import (CollectiveAllReduceStrategy,
-    CollectiveCommunication, MultiWorkerMirroredStrategy, ReduceOp, ReplicaContext,
-    get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
+    CollectiveCommunication, MultiWorkerMirroredStrategy, ReduceOp, ReplicaContext, Strategy,
+    StrategyExtended, experimental_set_strategy, get_replica_context, get_strategy,
+    has_strategy, in_cross_replica_context)
 from tensorfleet.training.distributed_optimizer import (BroadcastGlobalVariablesHook,
     Compression, DistributedOptimizer, broadcast_global_variables, broadcast_variables)
 from tensorfleet.distributed.input_context import InputContext, InputReplicationMode
@@ -24,4 +27,5 @@ __all__ = ["BroadcastGlobalVariablesHook", "CollectiveAllReduceStrategy",
            "broadcast_global_variables", "broadcast_variables", "cluster_resolver",
            "experimental", "get_replica_context", "get_strategy", "has_strategy",
            "in_cross_replica_context",
-           "InputContext", "InputReplicationMode", "Server"]
+           "InputContext", "InputReplicationMode", "Server", "OneDeviceStrategy", "RunOptions",
+           "Strategy", "StrategyExtended", "experimental_set_strategy", "get_loss_reduction"]

@@ -4,12 +4,16 @@ from tensorfleet.framework.graph_util import write_graph
 from tensorfleet.ops.data_flow_ops import (FIFOQueue, PaddingFIFOQueue, QueueBase,
     RandomShuffleQueue)
 from tensorfleet.ops.priority_queue_ops import PriorityQueue
-from tensorfleet.ops.image_ops import (decode_image, decode_jpeg, decode_png, encode_jpeg,
-    encode_png)
+from tensorfleet.ops.image_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg,
+    decode_png, encode_jpeg, encode_png, extract_jpeg_shape)
+from tensorfleet.ops.image_jpeg_ops import decode_and_crop_jpeg, decode_webp, is_jpeg
+from tensorfleet.ops.proto_ops import decode_proto, encode_proto
 from tensorfleet.ops.io_readers import (match_filenames_once, matching_files)
 from tensorfleet.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
     SparseFeature, VarLenFeature, parse_example, parse_single_example)
 from tensorfleet.ops.parsing_sequence_ops import parse_single_sequence_example
+from tensorfleet.ops.parsing_sequence_batch_ops import parse_sequence_example
+from tensorfleet.ops.parsing_ragged_feature import RaggedFeature
 from tensorfleet.ops.string_manip_ops import (decode_base64, encode_base64, write_file)
 from tensorfleet.ops.string_ops import (decode_csv, decode_raw, read_file)
 from tensorfleet.platform.tf_record import (TFRecordCompressionType, TFRecordOptions,
@@ -34,4 +38,7 @@ __all__ = ["decode_base64", "decode_compressed", "decode_csv", "decode_image", "
            "TFRecordWriter", "VarLenFeature", "write_file", "write_graph",
            "decode_json_example", "deserialize_many_sparse", "serialize_many_sparse",
            "serialize_sparse",
-           "PriorityQueue"]
+           "PriorityQueue",
+           "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
+           "extract_jpeg_shape", "is_jpeg", "decode_proto", "encode_proto",
+           "parse_sequence_example", "RaggedFeature"]

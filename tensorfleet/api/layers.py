@@ -8,6 +8,9 @@ from tensorfleet.nn_layers.objects import (AveragePooling1D, AveragePooling2D,
     average_pooling3d, conv1d, conv2d_transpose, conv3d, deconv_output_length, max_pooling1d,
     max_pooling3d, separable_conv2d)
 from tensorfleet.nn_layers.conv3d_transpose import Conv3DTranspose, conv3d_transpose
+from tensorfleet.nn_layers.separable_conv1d import SeparableConv1D, separable_conv1d
+from tensorfleet.keras.layers.input_spec import InputSpec
+from tensorfleet.api import layers_experimental as experimental
 
 __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization",
            "Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Dense", "Dropout", "Flatten",
@@ -16,4 +19,5 @@ __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNor
            "batch_normalization", "conv1d", "conv2d", "conv2d_transpose", "conv3d",
            "deconv_output_length", "dense", "dropout", "flatten", "max_pooling1d",
            "max_pooling2d", "max_pooling3d", "separable_conv2d",
-           "Conv3DTranspose", "conv3d_transpose"]
+           "Conv3DTranspose", "conv3d_transpose", "InputSpec", "SeparableConv1D",
+           "separable_conv1d", "experimental"]

@@ -43,6 +43,9 @@ from tensorfleet.ops.math_composite_ops import (compute_average_loss,
 
 from tensorfleet.ops.nn_conv_variant_ops import conv_transpose
 from tensorfleet.ops.approx_top_k_ops import (approx_max_k, approx_min_k)
+from tensorfleet.ops.rnn_state_saving import static_state_saving_rnn
+from tensorfleet.ops.quantized_nn_ops import (quantized_avg_pool, quantized_conv2d,
+    quantized_max_pool)
 from tensorfleet.ops.nn_sampling_ops import all_candidate_sampler
 from tensorfleet.ops.nn_conv_variant_ops import (atrous_conv2d_transpose,
     conv3d_backprop_filter_v2, depthwise_conv2d_native_backprop_filter,
@@ -60,7 +63,8 @@ __all__ = ["all_candidate_sampler", "atrous_conv2d_transpose", "conv3d_backprop_
            "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input",
            "depthwise_conv2d_native_backprop_filter", "depthwise_conv2d_native_backprop_input",
            "ctc_beam_search_decoder_v2", "dilation2d", "erosion2d", "experimental",
-           "with_space_to_batch", "approx_max_k", "approx_min_k",
+           "with_space_to_batch", "approx_max_k", "approx_min_k", "static_state_saving_rnn",
+           "quantized_avg_pool", "quantized_conv2d", "quantized_max_pool",
            "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "avg_pool_v2", "batch_norm_with_global_normalization", "batch_normalization",
            "batch_to_space", "bias_add", "bidirectional_dynamic_rnn", "collapse_repeated",

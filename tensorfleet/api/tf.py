@@ -186,6 +186,23 @@ from tensorfleet.ops.variables import (Variable, Variable as VariableV1, all_var
     moving_average_variables, report_uninitialized_variables, trainable_variables,
     variables_initializer)
 from tensorfleet.runtime.session import (InteractiveSession, Session, get_default_session)
+from tensorfleet.gradients.gradient_tape import GradientTape
+from tensorfleet.gradients.unconnected_gradients import UnconnectedGradients
+from tensorfleet.ops.approx_top_k_ops import approx_top_k
+from tensorfleet.ops.graph_function import function, wrap_function
+from tensorfleet.ops.hash_ops import fingerprint
+from tensorfleet.ops.image_patches_ops import extract_volume_patches
+from tensorfleet.ops.io_readers import IdentityReader
+from tensorfleet.ops.nn_conv_generic import conv
+from tensorfleet.ops.scatter_ops import batch_scatter_update
+from tensorfleet.ops.ragged_tensor_spec import RaggedTensorSpec
+from tensorfleet.ops.session_ops import (delete_session_tensor, get_session_handle,
+    get_session_tensor)
+from tensorfleet.ops.sparse_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
+from tensorfleet.ops.variable_creator import (VariableAggregation, VariableSynchronization,
+    variable_creator_scope)
+from tensorfleet.compat.behavior import (control_flow_v2_enabled, disable_control_flow_v2,
+    enable_control_flow_v2)
 from tensorfleet.training.meta_graph_def import MetaGraphDef
 from tensorfleet.platform.build_info import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER)
@@ -197,6 +214,7 @@ from tensorfleet.api import audio, initializers, mixed_precision, types
 from tensorfleet.api import (app, bitwise, debugging, distribute, flags, gfile, graph_util,
     image, io, layers, linalg, logging, lookup, losses, manip, math, nest, nn, python_io,
     queue, random, resource_loader, sets, sparse, strings, summary, sysconfig, train, version)
+from tensorfleet.api import profiler
 from tensorfleet.api import (distributions, ragged, signal, spectral)
 from tensorfleet.estimator import metrics
 from tensorfleet.api import test
@@ -294,7 +312,7 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
            "squared_difference", "squeeze", "stack", "stop_gradient", "strided_slice", "string",
            "string_join", "string_split", "string_strip", "string_to_hash_bucket",
            "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "string_to_number",
-           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case", "sysconfig",
+           "strings", "sub", "substr", "subtract", "summary", "svd", "switch_case", "sysconfig", "profiler",
            "tables_initializer", "tan", "tanh", "Tensor", "tensor_scatter_add",
            "tensor_scatter_nd_add", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
            "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
@@ -342,4 +360,15 @@ __all__ = ["abs", "accumulate_n", "acos", "acosh", "add", "add_check_numerics_op
     "PriorityQueue", "grad_pass_through", "py_function", "recompute_grad",
     "vectorized_map", "get_static_value", "is_symbolic_tensor", "disable_tensor_equality",
     "enable_tensor_equality", "executing_eagerly_outside_functions", "get_logger",
-    "TensorInfo", "Module", "types"]
+    "TensorInfo", "Module", "types",
+    # TF 1.13-1.15 graph-mode programs: tapes, functions, variable creation
+    "GradientTape", "UnconnectedGradients", "function", "wrap_function",
+    "variable_creator_scope", "VariableAggregation", "VariableSynchronization",
+    "control_flow_v2_enabled", "disable_control_flow_v2", "enable_control_flow_v2",
+    # ops
+    "approx_top_k", "batch_scatter_update", "conv", "extract_volume_patches", "fingerprint",
+    "IdentityReader", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad",
+    # tensors kept in the task between steps
+    "delete_session_tensor", "get_session_handle", "get_session_tensor",
+    # ragged tensors' type
+    "RaggedTensorSpec"]

@@ -1,12 +1,14 @@
 """``tf.train``: optimizers, sessions, savers, hooks, cluster and server."""
 
 from tensorfleet.distributed.cluster import ClusterSpec
+from tensorfleet.distributed.cluster_def import ClusterDef, JobDef, ServerDef
 from tensorfleet.distributed.resolver import TFConfigClusterResolver
 from tensorfleet.distributed.server import Server
 from tensorfleet.estimator.init_from_checkpoint import init_from_checkpoint
 from tensorfleet.estimator.warm_starting import (VocabInfo, warm_start)
 from tensorfleet.framework.graph_util import write_graph
 from tensorfleet.ops.io_readers import match_filenames_once
+from tensorfleet.ops.sdca_ops import sdca_fprint, sdca_shrink_l1
 from tensorfleet.protos.example_pb2 import (BytesList, Example, Feature, FeatureList,
     FeatureLists, Features, FloatList, Int64List, SequenceExample)
 from tensorfleet.training.basic_hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook,
@@ -19,6 +21,7 @@ from tensorfleet.training.checkpoint_management import (CheckpointState, NewChec
     remove_checkpoint, update_checkpoint_state)
 from tensorfleet.training.checkpoint_object import Checkpoint
 from tensorfleet.training.checkpoint_manager import CheckpointManager
+from tensorfleet.training.checkpoint_options import CheckpointOptions
 from tensorfleet.training.coordinator import (Coordinator, LooperThread)
 from tensorfleet.training.device_setter import replica_device_setter
 from tensorfleet.training.input import (batch, batch_join, input_producer, limit_epochs,
@@ -95,4 +98,5 @@ __all__ = ["AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradOptimizer", "AdamO
            "update_checkpoint_state", "VocabInfo", "warm_start", "WorkerSessionCreator",
            "write_graph",
            "experimental",
-           "CheckpointManager"]
+           "CheckpointManager", "CheckpointOptions", "ClusterDef", "JobDef", "ServerDef", "sdca_fprint",
+           "sdca_shrink_l1"]

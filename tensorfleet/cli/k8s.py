@@ -23,8 +23,7 @@ import re
 import secrets
 import sys
 from typing import Any, Dict, List, Optional
-from tensorfleet.cli.launch import seed_flags
-from tensorfleet.distributed.resolver import tf_config_for
+from tensorfleet.cli.launch import seed_flags, tf_config_for
 
 TFJOB_ROLES = (("chief", "Chief"), ("ps", "PS"), ("worker", "Worker"),
                ("evaluator", "Evaluator"))

@@ -37,8 +37,6 @@ from tensorfleet.cli.launch_checks import (KnownError, TracebackFilter, busy_por
                                            busy_ports_message, classify_error)
 from tensorfleet.cli.output import PrefixWriter
 from tensorfleet.cli.task_reports import TaskReports
-from tensorfleet.distributed.resolver import tf_config_for
-from tensorfleet.distributed.server import free_ports
 
 EXIT_OK = 0
 EXIT_TASK_FAILED = 1
@@ -103,9 +101,20 @@ def plan_cluster(ps: int, workers: int, chief: bool = False, evaluator: bool = F
             raise ValueError(f"--port-base {port_base} leaves no room for {total} ports")
         ports = list(range(port_base, port_base + total))
     else:
+        from tensorfleet.distributed.server import free_ports  # not needed for --help
+
         ports = free_ports(total)
     it = iter(ports)
     return {job: [f"{host}:{next(it)}" for _ in range(n)] for job, n in counts if n}
+
+
+def tf_config_for(cluster: Dict[str, List[str]], job: str, index: int) -> str:
+    """The ``TF_CONFIG`` of task ``job:index`` of ``cluster`` (see
+    ``distributed.resolver.tf_config_for``)."""
+    # Imported on use: the cluster classes (and numpy) are not needed to print help.
+    from tensorfleet.distributed import resolver
+
+    return resolver.tf_config_for(cluster, job, index)
 
 
 def seed_flags(cluster: Dict[str, List[str]], job: str, index: int) -> List[str]:

@@ -21,7 +21,6 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
-from tensorfleet.transport.auth import split_address
 
 # -- options in the wrong place ---------------------------------------------------------------
 
@@ -104,6 +103,9 @@ def module_exists(name: str, timeout: float = 60.0) -> bool:
 
 def port_in_use(address: str) -> bool:
     """Whether another socket listens on ``host:port`` (bound the way a task binds it)."""
+    # Imported here: the transport package is not needed to print help.
+    from tensorfleet.transport.auth import split_address
+
     host, port = split_address(address)
     if port == 0:
         return False

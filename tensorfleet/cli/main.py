@@ -16,7 +16,6 @@ from typing import List, Optional
 
 from tensorfleet.platform import logs
 from tensorfleet.cli import demo, k8s, launch, server_cmd, status
-from tensorfleet import __version__
 
 DESCRIPTION = """\
 tensorfleet: distributed TensorFlow 1.x programs in Python (`import tensorfleet as tf`).
@@ -42,11 +41,21 @@ getting started:
 """
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is read when asked for (its module is not light)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: Optional[str] = None) -> None:
+        from tensorfleet.platform.build_info import VERSION
+        parser.exit(message=f"tensorfleet {VERSION}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (also used to render the docs)."""
     p = argparse.ArgumentParser(prog="tensorfleet", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"tensorfleet {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="show the version of tensorfleet and exit")
     p.add_argument("--log-level", default=None, choices=logs.LEVELS, type=str.lower,
                    help="how much tensorfleet logs (default: $TENSORFLEET_LOG_LEVEL, "
                         "else warning)")

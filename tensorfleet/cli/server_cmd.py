@@ -18,9 +18,7 @@ import sys
 import threading
 from typing import Any, Dict, Optional, Tuple
 from tensorfleet import errors
-from tensorfleet.distributed.cluster import ClusterSpec
-from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
-import tensorfleet as tf
+import tensorfleet as tf  # its public names load on first use, not for --help
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +69,9 @@ def _load_cluster(text: str) -> Dict[str, Any]:
 
 def resolve(args: argparse.Namespace) -> Tuple[Any, str, int]:
     """(cluster spec, job name, task index) from the options; ValueError if incomplete."""
+    from tensorfleet.distributed.cluster import ClusterSpec
+    from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
+
     job, index = args.job_name, args.task_index
     if args.cluster:
         value = _load_cluster(args.cluster)

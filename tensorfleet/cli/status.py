@@ -17,8 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 from tensorfleet import errors
 from tensorfleet.cli import runfiles
-from tensorfleet.distributed.cluster import ClusterSpec
-from tensorfleet.distributed.remote import client_for
 
 EXIT_ALL_UP = 0
 EXIT_SOME_DOWN = 1
@@ -69,6 +67,9 @@ def _address(target: str) -> str:
 def query(address: str, token: Optional[str], timeout: float) -> "Answer":
     """(status, None) from a task's GetStatus, or (None, why it failed)."""
     try:
+        # Imported on use: the client, not the whole package, is what status needs.
+        from tensorfleet.distributed.remote import client_for
+
         header, _ = client_for(address, token).call("GetStatus", {}, [], timeout=timeout)
         return header, None
     except errors.OpError as e:
@@ -134,6 +135,8 @@ def collect(target: str, token: Optional[str] = None, timeout: float = 2.0,
     first, why = query(address, token, timeout)
     if first is None:
         raise ConnectionError(f"cannot get the status of {address}: {why}")
+    from tensorfleet.distributed.cluster import ClusterSpec  # not needed for --help
+
     spec = ClusterSpec(first.get("cluster") or {})
     tasks = [(j, i, spec.task_address(j, i)) for j in spec.jobs for i in spec.task_indices(j)]
     t0 = time.monotonic()

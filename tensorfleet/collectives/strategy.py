@@ -29,8 +29,13 @@ import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from tensorfleet.collectives import registry
+from tensorfleet.collectives.buckets import plan_buckets, static_nbytes
+from tensorfleet.collectives.communication_options import (CommunicationImplementation,
+    CommunicationOptions, resolve_options)
+from tensorfleet.collectives.run_options import RunOptions, check_run_options
 from tensorfleet.distributed.cluster import ClusterSpec
 from tensorfleet.distributed.resolver import TFConfigClusterResolver
+from tensorfleet.framework.graph import convert_to_tensor
 from tensorfleet.ops import collective_ops, math_ops_reduce
 from tensorfleet.runtime import process
 
@@ -42,12 +47,8 @@ class ReduceOp:
     MEAN = "MEAN"
 
 
-class CollectiveCommunication:
-    """Communication choice; every choice is the ring over TCP here (no NCCL on CPU)."""
-
-    AUTO = "AUTO"
-    RING = "RING"
-    NCCL = "NCCL"
+# TensorFlow's older name of the same choices.
+CollectiveCommunication = CommunicationImplementation
 
 
 _STATE = threading.local()
@@ -60,10 +61,33 @@ def _stack() -> List[Any]:
     return st
 
 
-def current_strategy() -> Optional["CollectiveAllReduceStrategy"]:
-    """The strategy whose ``scope()`` this thread is in, or None."""
+# The strategy ``experimental_set_strategy`` made current for every thread.
+_GLOBAL: Dict[str, Any] = {"strategy": None}
+
+
+def current_strategy() -> Optional["Strategy"]:
+    """The strategy whose ``scope()`` this thread is in (or the one set by
+    ``experimental_set_strategy``), or None."""
     st = _stack()
-    return st[-1] if st else None
+    return st[-1] if st else _GLOBAL["strategy"]
+
+
+def experimental_set_strategy(strategy: Optional["Strategy"]) -> None:
+    """Makes ``strategy`` current for the whole program, as if its ``scope()`` were
+    entered and never left; ``None`` leaves the one set before.
+
+    Raises:
+      RuntimeError: called inside a strategy's ``scope()``.
+      TypeError: ``strategy`` is neither a ``Strategy`` nor None.
+    """
+    if _stack():
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
+    if strategy is not None and not isinstance(strategy, Strategy):
+        raise TypeError(f"experimental_set_strategy expects a tf.distribute.Strategy or None, "
+                        f"got {type(strategy).__name__}")
+    if strategy is not None:
+        strategy._prepare_scope()
+    _GLOBAL["strategy"] = strategy
 
 
 def _reduction(reduce_op: Any) -> str:
@@ -76,12 +100,12 @@ def _reduction(reduce_op: Any) -> str:
 class ReplicaContext:
     """What the code of one replica sees: its id, the replica count, and all-reduce."""
 
-    def __init__(self, strategy: "CollectiveAllReduceStrategy"):
+    def __init__(self, strategy: "Strategy"):
         self.strategy = strategy
 
     @property
     def num_replicas_in_sync(self) -> int:
-        """The number of replicas (worker processes)."""
+        """The number of replicas in sync."""
         return self.strategy.num_replicas_in_sync
 
     @property
@@ -89,9 +113,10 @@ class ReplicaContext:
         """This replica's rank."""
         return self.strategy.rank
 
-    def all_reduce(self, reduce_op: Any, value: Any) -> Any:
-        """``value`` (a tensor or a list of them) summed or averaged over the replicas."""
-        return collective_ops.all_reduce(value, _reduction(reduce_op), self.strategy.group_key)
+    def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
+        """``value`` (a tensor or a list of them) summed or averaged over the replicas,
+        with ``options`` (a ``CommunicationOptions``) for the collective."""
+        return self.strategy.extended.reduce_to(reduce_op, value, options=options)
 
     def merge_call(self, merge_fn: Callable[..., Any], args: Sequence[Any] = (),
                    kwargs: Optional[Dict[str, Any]] = None) -> Any:
@@ -99,63 +124,190 @@ class ReplicaContext:
         return merge_fn(self.strategy, *args, **(kwargs or {}))
 
 
-class _Extended:
-    """``strategy.extended``: the lower-level calls of the strategy."""
+class StrategyExtended:
+    """``strategy.extended``: the lower-level calls every strategy offers. A strategy
+    with one replica per process reduces across processes (or not at all) in
+    ``_reduce_values``."""
 
     experimental_between_graph = True
 
-    def __init__(self, strategy: "CollectiveAllReduceStrategy"):
+    def __init__(self, strategy: "Strategy"):
         self._s = strategy
 
     @property
     def experimental_should_init(self) -> bool:
-        """Every worker initializes its variables (then the chief's are broadcast)."""
+        """Whether this process runs the variable initializers."""
         return True
 
     @property
     def should_checkpoint(self) -> bool:
-        """Only the chief writes checkpoints."""
+        """Whether this process writes checkpoints."""
         return self._s.is_chief
 
     @property
     def should_save_summary(self) -> bool:
-        """Only the chief writes summaries."""
+        """Whether this process writes summaries."""
         return self._s.is_chief
 
     @property
     def worker_devices(self) -> Tuple[str, ...]:
-        """This worker's device."""
+        """The devices this process's replica runs on."""
         return (self._s.worker_device,)
 
     @property
     def parameter_devices(self) -> Tuple[str, ...]:
-        """Variables live on the worker itself (mirrored on every worker)."""
-        return (self._s.worker_device,)
+        """The devices variables are placed on."""
+        return self._s.parameter_devices
 
     def call_for_each_replica(self, fn: Callable[..., Any], args: Sequence[Any] = (),
                               kwargs: Optional[Dict[str, Any]] = None) -> Any:
         """Runs ``fn`` once, for this process's replica, in its replica context."""
         return self._s.run(fn, args, kwargs)
 
-    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any = None) -> Any:
-        """``value`` reduced over the replicas."""
-        return collective_ops.all_reduce(value, _reduction(reduce_op), self._s.group_key)
+    def _reduce_values(self, reduction: str, values: List[Any], options: Any) -> List[Any]:
+        # One replica: its sum and its mean are the value itself.
+        return [convert_to_tensor(v) for v in values]
+
+    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any = None,
+                  options: Any = None) -> Any:
+        """``value`` (a tensor or a list of them) reduced over the replicas; ``options``
+        is a ``CommunicationOptions``."""
+        options = resolve_options(options)
+        reduction = _reduction(reduce_op)
+        if isinstance(value, (list, tuple)):
+            return self._reduce_values(reduction, list(value), options)
+        return self._reduce_values(reduction, [value], options)[0]
 
     def batch_reduce_to(self, reduce_op: Any,
-                        value_destination_pairs: Sequence[Tuple[Any, Any]]) -> List[Any]:
-        """Several values reduced in one fused collective."""
+                        value_destination_pairs: Sequence[Tuple[Any, Any]],
+                        options: Any = None) -> List[Any]:
+        """Several values reduced together, fused into messages of at most
+        ``options.bytes_per_pack`` bytes (0: one message)."""
+        options = resolve_options(options)
         values = [v for v, _ in value_destination_pairs]
         if not values:
             return []
-        out = collective_ops.all_reduce(list(values), _reduction(reduce_op), self._s.group_key)
-        return list(out)
+        return self._reduce_values(_reduction(reduce_op), values, options)
 
 
-class CollectiveAllReduceStrategy:
+class Strategy:
+    """A distribution strategy: how replicas of the model are laid out and how their
+    values combine. ``scope()`` makes it current; ``run(fn)`` calls ``fn`` in the
+    replica context; ``reduce`` combines a value over the replicas.
+
+    The base class is TensorFlow's default strategy: one replica on the default device.
+    """
+
+    def __init__(self, extended: StrategyExtended):
+        self.extended = extended
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        """The number of replicas kept in sync (one, unless the strategy says more)."""
+        return 1
+
+    @property
+    def rank(self) -> int:
+        """This process's replica id (0 for strategies of one process)."""
+        return 0
+
+    @property
+    def is_chief(self) -> bool:
+        """Whether this process is the first replica."""
+        return self.rank == 0
+
+    @property
+    def worker_device(self) -> str:
+        """The device of this process's replica ("" for the default device)."""
+        return ""
+
+    @property
+    def parameter_devices(self) -> Tuple[str, ...]:
+        """Where variables go: with the replica, unless the strategy says otherwise."""
+        return (self.worker_device,)
+
+    def _prepare_scope(self) -> None:
+        """What must exist before the strategy becomes current (a collective group)."""
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator["Strategy"]:
+        """Makes this the current strategy (for ``get_strategy`` and ``DistributedOptimizer``)."""
+        self._prepare_scope()
+        _stack().append(self)
+        try:
+            yield self
+        finally:
+            _stack().pop()
+
+    @contextlib.contextmanager
+    def _replica_scope(self) -> Iterator[None]:
+        """Where a replica function's ops are created."""
+        yield
+
+    def run(self, fn: Callable[..., Any], args: Sequence[Any] = (),
+            kwargs: Optional[Dict[str, Any]] = None, options: Optional[RunOptions] = None) -> Any:
+        """Calls ``fn(*args, **kwargs)`` for this process's replica; ``options`` is a
+        ``tf.distribute.RunOptions``."""
+        check_run_options(options)
+        with self.scope(), self._replica_scope():
+            _replica_stack().append(ReplicaContext(self))
+            try:
+                return fn(*args, **(kwargs or {}))
+            finally:
+                _replica_stack().pop()
+
+    def experimental_run_v2(self, fn: Callable[..., Any], args: Sequence[Any] = (),
+                            kwargs: Optional[Dict[str, Any]] = None,
+                            options: Optional[RunOptions] = None) -> Any:
+        """The TensorFlow 1.15 name of ``run``."""
+        return self.run(fn, args, kwargs, options)
+
+    def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
+        """``value`` reduced over the replicas (and over ``axis`` of each, if given)."""
+        if axis is not None:
+            local = (math_ops_reduce.reduce_sum if _reduction(reduce_op) == "sum"
+                     else math_ops_reduce.reduce_mean)
+            value = local(value, axis=axis)
+        return self.extended.reduce_to(reduce_op, value)
+
+    def experimental_local_results(self, value: Any) -> Tuple[Any, ...]:
+        """The values of this process's replicas: one per process here."""
+        return (value,)
+
+    def configure(self, session_config: Any = None, cluster_spec: Any = None,
+                  task_type: Optional[str] = None, task_id: Optional[int] = None) -> None:
+        """Nothing to configure for a strategy of one process."""
+
+    def update_config_proto(self, config_proto: Any) -> Any:
+        """Returns ``config_proto`` unchanged (no device filters are needed)."""
+        return config_proto
+
+
+class _Extended(StrategyExtended):
+    """``strategy.extended`` of the collective strategy: reductions are ring all-reduces;
+    only the chief writes checkpoints and summaries."""
+
+    def _reduce_values(self, reduction: str, values: List[Any], options: Any) -> List[Any]:
+        tensors = [convert_to_tensor(v) for v in values]
+        packs = (plan_buckets([(static_nbytes(t), t.dtype.name) for t in tensors],
+                              options.bytes_per_pack)
+                 if options.bytes_per_pack else [list(range(len(tensors)))])
+        out: List[Any] = [None] * len(tensors)
+        for pack in packs:
+            reduced = collective_ops.all_reduce([tensors[i] for i in pack], reduction,
+                                                self._s.group_key,
+                                                timeout=options.timeout_seconds)
+            for i, r in zip(pack, reduced):
+                out[i] = r
+        return out
+
+
+class CollectiveAllReduceStrategy(Strategy):
     """Synchronous training on every worker, gradients averaged by ring all-reduce.
 
     Args:
-      communication: accepted for compatibility; the ring is always used.
+      communication: a ``CommunicationImplementation``; AUTO and RING are the ring
+        (tensorfleet's collectives run on CPU), NCCL raises ValueError.
       cluster_resolver: where the cluster comes from (default ``TF_CONFIG``).
       group_key: the collective group's key in this process.
       timeout: seconds a worker may stay silent in a collective.
@@ -163,16 +315,17 @@ class CollectiveAllReduceStrategy:
         (set it when the task also runs a ``tf.train.Server`` on its address).
     """
 
-    def __init__(self, communication: str = CollectiveCommunication.AUTO,
+    def __init__(self, communication: Any = CollectiveCommunication.AUTO,
                  cluster_resolver: Any = None, *, group_key: str = registry.DEFAULT_KEY,
                  timeout: Optional[float] = None, port_offset: Optional[int] = None,
                  num_gpus_per_worker: int = 0):
-        self.communication = communication
+        super().__init__(_Extended(self))
+        self.communication = resolve_options(
+            CommunicationOptions(implementation=communication)).implementation
         self.cluster_resolver = cluster_resolver or TFConfigClusterResolver()
         self.group_key = group_key
         self.timeout = timeout
         self.port_offset = port_offset
-        self.extended = _Extended(self)
         self._members, self._rank = self._resolve_members()
 
     def _resolve_members(self) -> Tuple[List[str], int]:
@@ -199,11 +352,6 @@ class CollectiveAllReduceStrategy:
         return self._rank
 
     @property
-    def is_chief(self) -> bool:
-        """Whether this worker is rank 0."""
-        return self._rank == 0
-
-    @property
     def worker_device(self) -> str:
         """``/job:<type>/task:<index>`` of this worker ("" alone)."""
         r = self.cluster_resolver
@@ -216,35 +364,8 @@ class CollectiveAllReduceStrategy:
         return registry.init(self._members, self._rank, key=self.group_key,
                              timeout=self.timeout)
 
-    @contextlib.contextmanager
-    def scope(self) -> Iterator["CollectiveAllReduceStrategy"]:
-        """Makes this the current strategy (for ``get_strategy`` and ``DistributedOptimizer``)."""
+    def _prepare_scope(self) -> None:
         self.group()
-        _stack().append(self)
-        try:
-            yield self
-        finally:
-            _stack().pop()
-
-    def run(self, fn: Callable[..., Any], args: Sequence[Any] = (),
-            kwargs: Optional[Dict[str, Any]] = None) -> Any:
-        """Calls ``fn(*args, **kwargs)`` for this worker's replica."""
-        with self.scope():
-            _replica_stack().append(ReplicaContext(self))
-            try:
-                return fn(*args, **(kwargs or {}))
-            finally:
-                _replica_stack().pop()
-
-    experimental_run_v2 = run
-
-    def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
-        """``value`` reduced over the replicas (and over ``axis`` of each, if given)."""
-        if axis is not None:
-            local = (math_ops_reduce.reduce_sum if _reduction(reduce_op) == "sum"
-                     else math_ops_reduce.reduce_mean)
-            value = local(value, axis=axis)
-        return collective_ops.all_reduce(value, _reduction(reduce_op), self.group_key)
 
     def configure(self, session_config: Any = None, cluster_spec: Any = None,
                   task_type: Optional[str] = None, task_id: Optional[int] = None) -> None:
@@ -253,10 +374,6 @@ class CollectiveAllReduceStrategy:
             spec = cluster_spec if isinstance(cluster_spec, ClusterSpec) \
                 else ClusterSpec(cluster_spec)
             self._members, self._rank = self._members_of(spec, task_type, task_id)
-
-    def update_config_proto(self, config_proto: Any) -> Any:
-        """Returns ``config_proto`` unchanged (no device filters are needed)."""
-        return config_proto
 
 
 class MultiWorkerMirroredStrategy(CollectiveAllReduceStrategy):
@@ -282,7 +399,7 @@ def get_replica_context() -> Optional[ReplicaContext]:
     return None if strategy is not None else ReplicaContext(_default_strategy())
 
 
-def get_strategy() -> CollectiveAllReduceStrategy:
+def get_strategy() -> Strategy:
     """The current strategy, or a default one of a single local replica."""
     return current_strategy() or _default_strategy()
 
@@ -304,6 +421,7 @@ def _default_strategy() -> CollectiveAllReduceStrategy:
             cluster_resolver=TFConfigClusterResolver(tf_config="{}"), group_key="local"))
 
 
-__all__ = ["ReduceOp", "CollectiveCommunication", "ReplicaContext",
+__all__ = ["ReduceOp", "CollectiveCommunication", "ReplicaContext", "Strategy",
+           "StrategyExtended", "experimental_set_strategy",
            "CollectiveAllReduceStrategy", "MultiWorkerMirroredStrategy", "current_strategy",
            "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]

@@ -69,6 +69,25 @@ def executing_eagerly_outside_functions() -> bool:
     return False
 
 
+def control_flow_v2_enabled() -> bool:
+    """True: ``tf.cond`` and ``tf.while_loop`` build functional ``If`` / ``While`` ops
+    holding their branches and bodies as sub-graphs, as TensorFlow's control flow v2
+    does (there are no Switch/Merge frames of control flow v1)."""
+    return True
+
+
+def enable_control_flow_v2() -> None:
+    """Asks for functional control flow (``If`` / ``While`` ops), tensorfleet's only kind."""
+
+
+def disable_control_flow_v2() -> None:
+    """Asks for control flow v1. tensorfleet keeps its functional ``If`` / ``While`` ops,
+    which compute the same values and gradients; a program that looks for v1's
+    ``Enter`` / ``Exit`` / ``Merge`` nodes in the graph does not find them."""
+    _log.info("disable_control_flow_v2: tensorfleet's tf.cond and tf.while_loop stay "
+              "functional (If / While ops); values and gradients are unchanged")
+
+
 def disable_tensor_equality() -> None:
     """Asks for TensorFlow 1.x ``==`` on tensors (identity, so tensors can key dicts and
     sets), which is tensorfleet's only kind."""
@@ -85,7 +104,8 @@ def enable_tensor_equality() -> None:
                        "TensorFlow 1.x; compare values with tf.equal")
 
 
-__all__ = ["executing_eagerly_outside_functions", "disable_tensor_equality",
+__all__ = ["control_flow_v2_enabled", "enable_control_flow_v2", "disable_control_flow_v2",
+           "executing_eagerly_outside_functions", "disable_tensor_equality",
            "enable_tensor_equality", "disable_v2_behavior", "disable_eager_execution", "disable_resource_variables",
            "disable_v2_tensorshape", "resource_variables_enabled", "executing_eagerly",
            "enable_eager_execution", "enable_v2_behavior"]

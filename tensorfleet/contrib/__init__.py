@@ -12,6 +12,7 @@ from tensorfleet.contrib import data  # noqa: F401,E402  (tf.contrib.data)
 from tensorfleet.contrib import tensorboard  # noqa: F401,E402  (tf.contrib.tensorboard)
 from tensorfleet.contrib import cudnn_rnn  # noqa: F401,E402  (tf.contrib.cudnn_rnn)
 from tensorfleet.contrib import quantize  # noqa: F401,E402  (tf.contrib.quantize)
+from tensorfleet.contrib import feature_column  # noqa: F401,E402  (tf.contrib.feature_column)
 from tensorfleet.contrib import module_paths as _module_paths  # noqa: F401,E402  (.python.layers)
 
 __all__ = ["framework", "layers", "training"]
@@ -23,3 +24,4 @@ __all__ += ["dynamic_embedding"]
 __all__ += ["crf"]
 __all__ += ["image"]
 __all__ += ["cudnn_rnn", "quantize"]
+__all__ += ["feature_column"]

@@ -50,10 +50,12 @@ def _source_count(source: Dict[str, Any], leaves: Sequence[Any]) -> int:
 
 def _stage_count(st: Dict[str, Any], c: int) -> int:
     op = st["op"]
-    if op == "map":
+    if op in ("map", "scan"):
         return c
+    if op in ("assert_cardinality", "pad_to_cardinality"):
+        return st["cardinality"]
     if op in ("filter", "unbatch", "interleave", "unique", "take_while", "group_by_window",
-              "bucket_by_sequence_length"):
+              "bucket_by_sequence_length", "group_by_reducer", "ignore_errors"):
         return _UNKNOWN
     if c == _UNKNOWN:
         return c

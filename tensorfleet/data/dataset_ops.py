@@ -43,6 +43,7 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.data import dataset_compose as _compose
 from tensorfleet.data import readers
+from tensorfleet.data.debug_mode import debug_mode_enabled
 from tensorfleet.data.options import Options, check_options
 from tensorfleet.data.iterator_ops import (ComponentSpec, Iterator, IteratorPlan, flatten,
                                            map_structure, pack_sequence_as)
@@ -190,6 +191,15 @@ def _elementwise_problem(g: Graph, inputs: List[Tensor], outputs: List[Tensor]) 
         if t not in derived:
             return f"the output {t.name}, which does not depend on the element"
     return None
+
+
+def transformation_input(ds: Any, what: str) -> "Dataset":
+    """``ds``, which a ``Dataset.apply`` transformation named ``what`` was applied to;
+    TypeError when it is not a Dataset."""
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"{what} is a transformation for Dataset.apply; it was applied to "
+                        f"{type(ds).__name__}")
+    return ds
 
 
 class _KernelStage:
@@ -487,7 +497,7 @@ class Dataset:
         return self._split(all_maps)[0]
 
     def _plan(self, all_maps: bool = False) -> IteratorPlan:
-        stages, maps, raw = self._split(all_maps)
+        stages, maps, raw = self._split(all_maps or debug_mode_enabled())
         return IteratorPlan(dict(self._source), list(self._leaves), raw, stages, maps, self._spec)
 
     def make_one_shot_iterator(self) -> Iterator:

@@ -8,7 +8,7 @@ order. ``AUTOTUNE`` is accepted wherever a parallelism or buffer size is.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional as _Maybe
 
 from tensorfleet.data.dataset_ops import Dataset
 
@@ -25,6 +25,14 @@ from tensorfleet.data.from_list import from_list
 from tensorfleet.data.device_placement import copy_to_device, prefetch_to_device
 from tensorfleet.data.random_dataset import RandomDataset
 from tensorfleet.data.sql_dataset import SqlDataset
+from tensorfleet.data.stateful_reduction import Reducer, group_by_reducer, scan
+from tensorfleet.data.cardinality_checks import assert_cardinality, pad_to_cardinality
+from tensorfleet.data.optional_ops import Optional, get_next_as_optional
+from tensorfleet.data.error_tolerance import ignore_errors
+from tensorfleet.data.debug_mode import enable_debug_mode
+from tensorfleet.data.rejection_resampling import rejection_resample
+from tensorfleet.data.snapshot import snapshot
+from tensorfleet.data.iterator_saveable import make_saveable_from_iterator
 from tensorfleet.data.tfrecord_writer import TFRecordWriter
 from tensorfleet.data.table_initialization import (DatasetInitializer,
     index_table_from_dataset, table_from_dataset)
@@ -32,9 +40,10 @@ from tensorfleet.data.options import (AutoShardPolicy, AutotuneAlgorithm, Autotu
     DistributeOptions, ExternalStatePolicy, OptimizationOptions, SHARD_HINT, ServiceOptions,
     ThreadingOptions)
 from tensorfleet.framework.type_spec import (DatasetSpec as DatasetStructure,
-    OptionalSpec as OptionalStructure, SparseTensorSpec as SparseTensorStructure,
-    TensorArraySpec as TensorArrayStructure, TensorSpec as TensorStructure,
-    TypeSpec as Structure, dataset_structure as get_structure)
+    OptionalSpec as OptionalStructure, TypeSpec as Structure,
+    dataset_structure as get_structure)
+from tensorfleet.data.structures import (RaggedTensorStructure, SparseTensorStructure,
+    TensorArrayStructure, TensorStructure)
 
 Transformation = Callable[[Dataset], Dataset]
 
@@ -54,8 +63,8 @@ def _parallelism(value: Any, what: str) -> None:
 
 
 def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
-                  num_parallel_batches: Optional[int] = None, drop_remainder: bool = False,
-                  num_parallel_calls: Optional[int] = None) -> Transformation:
+                  num_parallel_batches: _Maybe[int] = None, drop_remainder: bool = False,
+                  num_parallel_calls: _Maybe[int] = None) -> Transformation:
     """``map(map_func)`` then ``batch(batch_size, drop_remainder)``.
 
     Raises:
@@ -75,9 +84,9 @@ def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
 
 
 def map_and_batch_with_legacy_function(map_func: Callable[..., Any], batch_size: Any,
-                                       num_parallel_batches: Optional[int] = None,
+                                       num_parallel_batches: _Maybe[int] = None,
                                        drop_remainder: bool = False,
-                                       num_parallel_calls: Optional[int] = None
+                                       num_parallel_calls: _Maybe[int] = None
                                        ) -> Transformation:
     """``map_and_batch``: TensorFlow's "legacy function" tracing mode has one form here,
     the one every map function is traced with."""
@@ -87,8 +96,8 @@ def map_and_batch_with_legacy_function(map_func: Callable[..., Any], batch_size:
 
 def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
                         block_length: Any = 1, sloppy: bool = False,
-                        buffer_output_elements: Optional[int] = None,
-                        prefetch_input_elements: Optional[int] = None) -> Transformation:
+                        buffer_output_elements: _Maybe[int] = None,
+                        prefetch_input_elements: _Maybe[int] = None) -> Transformation:
     """``interleave(map_func, cycle_length, block_length)`` over a data set of file names.
 
     The order is always the deterministic one, which ``sloppy=True`` also permits.
@@ -106,7 +115,7 @@ def parallel_interleave(map_func: Callable[[Any], Dataset], cycle_length: Any,
 
 
 def shuffle_and_repeat(buffer_size: Any, count: Any = None,
-                       seed: Optional[int] = None) -> Transformation:
+                       seed: _Maybe[int] = None) -> Transformation:
     """``shuffle(buffer_size, seed)`` then ``repeat(count)``: every repetition is
     shuffled anew."""
     def apply(ds: Dataset) -> Dataset:
@@ -154,4 +163,8 @@ __all__ = ["make_batched_features_dataset", "parse_example_dataset", "AUTOTUNE",
            "SqlDataset", "DatasetInitializer", "index_table_from_dataset",
            "table_from_dataset",
            "map_and_batch_with_legacy_function",
-           "TFRecordWriter"]
+           "TFRecordWriter",
+           "Optional", "get_next_as_optional", "ignore_errors",
+           "enable_debug_mode", "RaggedTensorStructure", "rejection_resample",
+           "snapshot", "make_saveable_from_iterator",
+           "Reducer", "assert_cardinality", "group_by_reducer", "pad_to_cardinality", "scan"]

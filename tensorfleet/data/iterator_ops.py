@@ -264,8 +264,15 @@ class Iterator:
         Each call adds an op; all of them advance the same iteration. Running it
         past the end raises ``tf.errors.OutOfRangeError``.
         """
-        plan = self._plan
-        raw = flatten(plan.raw_spec)
+        op = self._next_op("OneShotIteratorGetNext", "IteratorGetNextV2", [], [],
+                           name or "IteratorGetNext")
+        return self._apply_maps(pack_sequence_as(self._plan.raw_spec, list(op.outputs)))
+
+    def _next_op(self, one_shot_type: str, op_type: str, lead_dtypes: List[Any],
+                 lead_shapes: List[Any], name: str) -> Operation:
+        """The op that advances this iteration: its outputs are ``lead_dtypes`` then the
+        raw element's components."""
+        raw = flatten(self._plan.raw_spec)
         g = self._graph
         with g.as_default():
             # The iteration lives on one task: every get_next op joins its anchor.
@@ -273,23 +280,25 @@ class Iterator:
             if coloc is not None:
                 coloc.__enter__()
             try:
+                dtypes = list(lead_dtypes) + [c.dtype for c in raw]
+                shapes = list(lead_shapes) + [c.shape for c in raw]
                 if self._one_shot:
-                    op = g.create_op("OneShotIteratorGetNext", self._components,
-                                     [c.dtype for c in raw], self._attrs(with_source=True),
-                                     name=name or "IteratorGetNext",
-                                     shapes=[c.shape for c in raw])
+                    op = g.create_op(one_shot_type, self._components, dtypes,
+                                     self._attrs(with_source=True), name=name, shapes=shapes)
                 else:
-                    op = g.create_op("IteratorGetNextV2", [], [c.dtype for c in raw],
-                                     self._attrs(with_source=False),
-                                     name=name or "IteratorGetNext",
-                                     shapes=[c.shape for c in raw])
+                    op = g.create_op(op_type, [], dtypes, self._attrs(with_source=False),
+                                     name=name, shapes=shapes)
             finally:
                 if coloc is not None:
                     coloc.__exit__(None, None, None)
             if self._anchor is None:
                 self._anchor = op
-            element = pack_sequence_as(plan.raw_spec, list(op.outputs))
-            for stage in plan.maps:
+        return op
+
+    def _apply_maps(self, element: Any) -> Any:
+        """The maps traced after the kernel's stages, applied to a raw element."""
+        with self._graph.as_default():
+            for stage in self._plan.maps:
                 element = stage.apply(element)
         return element
 

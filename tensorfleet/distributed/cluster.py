@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from tensorfleet import errors
+from tensorfleet.distributed.cluster_def import (ClusterDef, cluster_def_of_jobs,
+    jobs_of_cluster_def)
 from tensorfleet.framework.config_options import GPUOptions, GraphOptions
 from tensorfleet.framework.device import DeviceSpec
 
@@ -23,6 +25,8 @@ class ClusterSpec:
     def __init__(self, cluster: Any):
         if isinstance(cluster, ClusterSpec):
             cluster = cluster.as_dict()
+        elif isinstance(cluster, ClusterDef):
+            cluster = jobs_of_cluster_def(cluster)
         elif isinstance(cluster, dict) and "job" in cluster and isinstance(cluster["job"], list):
             cluster = {j["name"]: {int(k): v for k, v in j["tasks"].items()}
                        for j in cluster["job"]}
@@ -103,7 +107,11 @@ class ClusterSpec:
                 out[job] = dict(tasks)
         return out
 
-    def as_cluster_def(self) -> Dict[str, Any]:
+    def as_cluster_def(self) -> ClusterDef:
+        """The cluster as a ``tf.train.ClusterDef`` protocol buffer."""
+        return cluster_def_of_jobs(self._jobs)
+
+    def to_plain(self) -> Dict[str, Any]:
         """Plain-data form: ``{"job": [{"name": ..., "tasks": {index: address}}]}``."""
         return {"job": [{"name": j, "tasks": {str(i): a for i, a in t.items()}}
                         for j, t in self._jobs.items()]}

@@ -199,7 +199,7 @@ class MasterSession:
             futures: Dict[Any, str] = {}
             for task, p in parts.items():
                 plain = p.to_plain()
-                plain["cluster"] = self.master.cluster.as_cluster_def()
+                plain["cluster"] = self.master.cluster.to_plain()
                 self._tasks_used.add(task)
                 futures[self.master.pool.submit(self.master.worker(task).register_graph,
                                                 self.handle, plain)] = task

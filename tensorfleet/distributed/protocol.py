@@ -251,7 +251,7 @@ def handlers(server: Any) -> ServiceHandlers:
 
     def get_status(h: Dict[str, Any], t: List[np.ndarray]) -> Message:
         st = worker.status()
-        st["cluster"] = server.cluster_spec.as_cluster_def()
+        st["cluster"] = server.cluster_spec.to_plain()
         st.update(traffic.snapshot())
         # Whether the fast path is in use: a side channel that clients cannot reach
         # (a firewall, say) shows as a port with no calls while steps still run.

@@ -15,6 +15,7 @@ from tensorfleet import errors
 from tensorfleet.platform.logs import configure_from_env
 from tensorfleet.distributed import protocol
 from tensorfleet.distributed.cluster import ClusterSpec, ConfigProto
+from tensorfleet.distributed.cluster_def import ServerDef, make_server_def, unpack_server_def
 from tensorfleet.distributed.master import MasterService
 from tensorfleet.distributed.remote import RemoteWorker, client_for
 from tensorfleet.distributed.worker import WorkerService
@@ -76,7 +77,12 @@ def free_ports(n: int) -> List[int]:
 def _resolve(server_or_cluster_def: Any, job_name: Optional[str],
              task_index: Optional[int]) -> Tuple[ClusterSpec, str, int, str]:
     protocol_name = "grpc"
-    if isinstance(server_or_cluster_def, dict) and "cluster" in server_or_cluster_def:
+    if isinstance(server_or_cluster_def, ServerDef):
+        cluster_def, sd_job, sd_index, protocol_name = unpack_server_def(server_or_cluster_def)
+        job_name = job_name if job_name is not None else sd_job
+        task_index = task_index if task_index is not None else sd_index
+        server_or_cluster_def = cluster_def
+    elif isinstance(server_or_cluster_def, dict) and "cluster" in server_or_cluster_def:
         sd = server_or_cluster_def
         job_name = job_name or sd.get("job_name")
         task_index = task_index if task_index is not None else sd.get("task_index")
@@ -140,7 +146,7 @@ class Server:
         self._credentials = credentials
         self._channel_credentials = channel_credentials
         self.worker = WorkerService(self.task, peer=self._worker_client)
-        self.worker.cluster_def = cluster.as_cluster_def()
+        self.worker.cluster_def = cluster.to_plain()
         self.master = MasterService(self.task, cluster, self._worker_client)
         self._peers: Dict[str, Any] = {}
         self._peers_lock = threading.Lock()
@@ -161,9 +167,10 @@ class Server:
         return f"grpc://{self.address}"
 
     @property
-    def server_def(self) -> Dict[str, Any]:
-        return {"cluster": self._cluster.as_cluster_def(), "job_name": self._job,
-                "task_index": self._index, "protocol": self._protocol}
+    def server_def(self) -> ServerDef:
+        """This task as a ``tf.train.ServerDef``."""
+        return make_server_def(self._cluster.as_cluster_def(), self._job, self._index,
+                               self._protocol)
 
     @property
     def cluster_spec(self) -> ClusterSpec:

@@ -11,9 +11,17 @@ from tensorfleet.feature_column.dense import (  # noqa: F401
     shared_embedding_columns)
 from tensorfleet.feature_column.layers import (  # noqa: F401
     input_layer, linear_model, make_parse_example_spec)
+from tensorfleet.feature_column.sequence import (  # noqa: F401
+    sequence_categorical_column_with_hash_bucket, sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list, sequence_numeric_column)
 
 __all__ = ["numeric_column", "bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_vocabulary_list", "categorical_column_with_vocabulary_file",
            "categorical_column_with_identity", "crossed_column", "weighted_categorical_column",
            "embedding_column", "shared_embedding_columns", "indicator_column", "input_layer",
-           "linear_model", "make_parse_example_spec"]
+           "linear_model", "make_parse_example_spec",
+           "sequence_categorical_column_with_hash_bucket",
+           "sequence_categorical_column_with_identity",
+           "sequence_categorical_column_with_vocabulary_file",
+           "sequence_categorical_column_with_vocabulary_list", "sequence_numeric_column"]

@@ -37,8 +37,10 @@ from tensorfleet.ops.variable_scope import get_variable
 _COMBINERS = ("mean", "sqrtn", "sum")
 
 
-class NumericColumn(DenseColumn):
-    """A real-valued feature of a fixed shape (``normalizer_fn`` applied, then float32)."""
+class NumericFields:
+    """What a numeric column is made of: a feature ``key``, the ``shape`` of one value,
+    its ``default_value``, ``dtype`` and ``normalizer_fn`` (shared by the per-example and
+    the per-time-step numeric columns)."""
 
     def __init__(self, key: str, shape: Tuple[int, ...], default_value: Any,
                  dtype: _dtypes.DType, normalizer_fn: Optional[Callable[[Tensor], Tensor]]):
@@ -53,12 +55,16 @@ class NumericColumn(DenseColumn):
         return self.key
 
     @property
-    def parse_example_spec(self) -> Dict[str, Any]:
-        return {self.key: FixedLenFeature(self.shape, self.dtype, self.default_value)}
-
-    @property
     def variable_shape(self) -> TensorShape:
         return TensorShape(list(self.shape))
+
+
+class NumericColumn(NumericFields, DenseColumn):
+    """A real-valued feature of a fixed shape (``normalizer_fn`` applied, then float32)."""
+
+    @property
+    def parse_example_spec(self) -> Dict[str, Any]:
+        return {self.key: FixedLenFeature(self.shape, self.dtype, self.default_value)}
 
     def transform_feature(self, cache: FeatureTransformationCache) -> Tensor:
         value = cache.get(self.key)
@@ -259,6 +265,26 @@ class IndicatorColumn(DenseColumn):
         return cache.get(self)
 
 
+def check_numeric_args(key: str, shape: Any, dtype: Any, normalizer_fn: Any,
+                       what: str) -> Tuple[Tuple[int, ...], _dtypes.DType]:
+    """The shape (a tuple of positive ints) and dtype of a numeric column, checked.
+
+    Raises:
+      ValueError: a bad key or shape, or a non-numeric dtype.
+      TypeError: ``normalizer_fn`` is not callable.
+    """
+    check_key(key, what)
+    shape_t = tuple(int(d) for d in ([shape] if isinstance(shape, int) else shape))
+    if not shape_t or any(d < 1 for d in shape_t):
+        raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, key: {key}")
+    dt = _dtypes.as_dtype(dtype)
+    if not (dt.is_floating or dt.is_integer):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dt.name}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return shape_t, dt
+
+
 def numeric_column(key: str, shape: Any = (1,), default_value: Any = None,
                    dtype: Any = _dtypes.float32,
                    normalizer_fn: Optional[Callable[[Tensor], Tensor]] = None) -> NumericColumn:
@@ -269,15 +295,7 @@ def numeric_column(key: str, shape: Any = (1,), default_value: Any = None,
         not fit the shape.
       TypeError: ``normalizer_fn`` is not callable.
     """
-    check_key(key, "numeric_column")
-    shape_t = tuple(int(d) for d in ([shape] if isinstance(shape, int) else shape))
-    if not shape_t or any(d < 1 for d in shape_t):
-        raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, key: {key}")
-    dt = _dtypes.as_dtype(dtype)
-    if not (dt.is_floating or dt.is_integer):
-        raise ValueError(f"dtype must be convertible to float. dtype: {dt.name}, key: {key}")
-    if normalizer_fn is not None and not callable(normalizer_fn):
-        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    shape_t, dt = check_numeric_args(key, shape, dtype, normalizer_fn, "numeric_column")
     if default_value is not None:
         arr = np.asarray(default_value, dtype=dt.np)
         n = int(np.prod(shape_t))

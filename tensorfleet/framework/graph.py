@@ -367,7 +367,14 @@ class Graph(FeedFetchRules):
             self._ops.append(op)
             self._ops_by_name[op_name] = op
             self._version += 1
+        for observe in _CREATION_HOOKS + self._stack("op_observers"):
+            observe(op)
         return op
+
+    def observing_ops(self, observer: Callable[[Operation], None]) -> Any:
+        """A context in which ``observer(op)`` is called for every op this thread creates
+        in this graph (``GradientTape`` records its ops this way)."""
+        return self._pushed("op_observers", observer)
 
     def add_imported_op(self, op_type: str, name: str, inputs: Sequence[Tensor],
                         output_dtypes: Sequence[_dtypes.DType], output_shapes: Sequence[Any],
@@ -506,6 +513,22 @@ class Graph(FeedFetchRules):
 _global_default_graph: Optional[Graph] = None
 _local = threading.local()
 
+# Process-wide ``hook(op)`` calls for every op any graph creates (``tf.debugging.
+# enable_check_numerics`` marks ops this way).
+_CREATION_HOOKS: List[Callable[[Operation], None]] = []
+
+
+def add_op_creation_hook(hook: Callable[[Operation], None]) -> None:
+    """Calls ``hook(op)`` for every op created from now on, in any graph and thread."""
+    if hook not in _CREATION_HOOKS:
+        _CREATION_HOOKS.append(hook)
+
+
+def remove_op_creation_hook(hook: Callable[[Operation], None]) -> None:
+    """Stops calling ``hook`` (no error when it is not installed)."""
+    if hook in _CREATION_HOOKS:
+        _CREATION_HOOKS.remove(hook)
+
 
 def _default_stack() -> List[Graph]:
     st = getattr(_local, "stack", None)
@@ -619,6 +642,7 @@ def get_seed(op_seed: Optional[int]) -> tuple:
 
 __all__ = [
     "Tensor", "Operation", "Graph", "GraphKeys", "get_default_graph", "reset_default_graph",
+    "add_op_creation_hook", "remove_op_creation_hook",
     "convert_to_tensor", "register_tensor_conversion_function", "name_scope", "device",
     "control_dependencies", "container", "colocate_with", "add_to_collection",
     "add_to_collections", "get_collection", "get_collection_ref", "set_random_seed",

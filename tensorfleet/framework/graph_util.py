@@ -2,7 +2,10 @@
 ``tf.train.write_graph``.
 
 All of them work on ``GraphDef`` objects (``Graph.as_graph_def()``) and return
-new ones; the input graph def is left as it was.
+new ones; the input graph def is left as it was. ``extract_sub_graph`` and
+``convert_variables_to_constants`` also take TensorFlow's ``GraphDef`` message (as
+parsed from a file, bare or inside a ``GraphDef``) and then return one of the same
+kind.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework import serialization as _ser
+from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework.graph import Graph, Operation
 from tensorfleet.framework.graph_def import AttrValue, GraphDef, NodeDef
 from tensorfleet.kernels.numpy.io_kernels import os_error
+from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
 
@@ -39,18 +44,26 @@ def _node_name(input_name: str) -> str:
     return base if sep and idx.isdigit() else name
 
 
-def extract_sub_graph(graph_def: Any, dest_nodes: Sequence[str]) -> GraphDef:
-    """The nodes that ``dest_nodes`` need (through data and control inputs), in their
-    original order.
+def _tensorflow_message(graph_def: Any) -> Any:
+    """TensorFlow's ``GraphDef`` message ``graph_def`` is or holds, else None."""
+    if isinstance(graph_def, graph_pb2.GraphDef):
+        return graph_def
+    return getattr(graph_def, "tensorflow", None)
 
-    Raises:
-      TypeError: ``graph_def`` is not a GraphDef or ``dest_nodes`` is a string.
-      ValueError: a destination names no node.
-    """
+
+def _as_given(graph_def: Any, msg: Any) -> Any:
+    """``msg`` in the kind of ``graph_def``: the bare message, or a ``GraphDef`` over it."""
+    if isinstance(graph_def, GraphDef):
+        out = GraphDef()
+        out.tensorflow = msg
+        return out
+    return msg
+
+
+def _needed_nodes(by_name: Dict[str, Any], dest_nodes: Sequence[str]) -> Set[str]:
+    """The names of ``dest_nodes`` and of every node they read (data and control)."""
     if isinstance(dest_nodes, str):
         raise TypeError("dest_nodes must be a list of node names, not a string")
-    gd = _copy(graph_def)
-    by_name: Dict[str, NodeDef] = {n.name: n for n in gd.node}
     for d in dest_nodes:
         if _node_name(d) not in by_name:
             raise ValueError(f"{d} is not in graph")
@@ -65,6 +78,27 @@ def extract_sub_graph(graph_def: Any, dest_nodes: Sequence[str]) -> GraphDef:
         if node is None:
             raise ValueError(f"Node {name!r} is read by the sub-graph but is not in graph")
         stack.extend(_node_name(i) for i in node.input)
+    return keep
+
+
+def extract_sub_graph(graph_def: Any, dest_nodes: Sequence[str]) -> Any:
+    """The nodes that ``dest_nodes`` need (through data and control inputs), in their
+    original order.
+
+    Raises:
+      TypeError: ``graph_def`` is not a GraphDef or ``dest_nodes`` is a string.
+      ValueError: a destination names no node.
+    """
+    msg = _tensorflow_message(graph_def)
+    if msg is not None:
+        keep = _needed_nodes({n.name: n for n in msg.node}, dest_nodes)
+        out = type(msg)()
+        out.CopyFrom(msg)
+        del out.node[:]
+        out.node.extend(n for n in msg.node if n.name in keep)
+        return _as_given(graph_def, out)
+    gd = _copy(graph_def)
+    keep = _needed_nodes({n.name: n for n in gd.node}, dest_nodes)
     gd["node"] = type(gd.node)(n for n in gd.node if n.name in keep)
     return gd
 
@@ -91,6 +125,10 @@ def convert_variables_to_constants(sess: Any, input_graph_def: Any,
     sub = extract_sub_graph(input_graph_def, output_node_names)
     allow = None if variable_names_whitelist is None else set(variable_names_whitelist)
     deny = set(variable_names_blacklist or ())
+    msg = _tensorflow_message(sub)
+    if msg is not None:
+        _freeze_message(sess, msg, allow, deny)
+        return sub
     to_freeze = [n for n in sub.node if n.op in _VARIABLE_OPS
                  and (allow is None or n.name in allow) and n.name not in deny]
     values = sess.run([f"{n.name}:0" for n in to_freeze]) if to_freeze else []
@@ -105,6 +143,25 @@ def convert_variables_to_constants(sess: Any, input_graph_def: Any,
         node.update(const)
     logger.info("Froze %d variables.", len(to_freeze))
     return sub
+
+
+def _freeze_message(sess: Any, msg: Any, allow: Optional[Set[str]], deny: Set[str]) -> None:
+    """``convert_variables_to_constants`` on TensorFlow's message, in place."""
+    resource = sorted(n.name for n in msg.node if n.op == "VarHandleOp")
+    if resource:
+        raise ValueError(f"convert_variables_to_constants: {resource} are resource "
+                         f"variables, which tensorfleet does not import")
+    to_freeze = [n for n in msg.node if n.op in _VARIABLE_OPS
+                 and (allow is None or n.name in allow) and n.name not in deny]
+    values = sess.run([f"{n.name}:0" for n in to_freeze]) if to_freeze else []
+    for node, value in zip(to_freeze, values):
+        proto = _tp.make_tensor_proto(np.asarray(value))
+        name, device = node.name, node.device
+        node.Clear()
+        node.name, node.op, node.device = name, "Const", device
+        node.attr["dtype"].type = proto.dtype
+        node.attr["value"].tensor.CopyFrom(proto)
+    logger.info("Froze %d variables.", len(to_freeze))
 
 
 def remove_training_nodes(input_graph: Any,

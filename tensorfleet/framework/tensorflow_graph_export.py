@@ -85,6 +85,16 @@ TYPE_ATTRS.update({
        for op in ("SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
                   "SparseSegmentSqrtNWithNumSegments")},
     "SparseCross": [],
+    # What a training graph adds: the optimizers' updates, the global step's increment
+    # and the gradients' own ops.
+    **{op: _T0 for op in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad",
+                          "ApplyRMSProp", "AssignAdd",
+                          "AssignSub", "ReluGrad", "Relu6Grad", "TanhGrad", "SigmoidGrad",
+                          "BiasAddGrad", "BroadcastGradientArgs", "Conv2DBackpropFilter",
+                          "RandomStandardNormal", "RandomUniform", "TruncatedNormal")},
+    "Conv2DBackpropInput": [("T", ("in", 1))],
+    "SparseSoftmaxCrossEntropyWithLogits": [("T", ("in", 0)), ("Tlabels", ("in", 1))],
+    "SplitV": [("T", ("in", 0)), ("Tlen", ("in", 1))],
 })
 
 # The attrs TensorFlow's op definitions declare for each op type written (attrs
@@ -199,6 +209,22 @@ TF_ATTRS: Dict[str, Any] = {
     "SparseSegmentSumWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
     "SparseSegmentMeanWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
     "SparseSegmentSqrtNWithNumSegments": {'T', 'Tidx', 'Tnumsegments'},
+    "ApplyGradientDescent": {'T', 'use_locking'},
+    "ApplyMomentum": {'T', 'use_locking', 'use_nesterov'},
+    "ApplyAdam": {'T', 'use_locking', 'use_nesterov'},
+    "ApplyAdagrad": {'T', 'use_locking', 'update_slots'},
+    "ApplyRMSProp": {'T', 'use_locking'},
+    "AssignAdd": {'T', 'use_locking'},
+    "AssignSub": {'T', 'use_locking'},
+    "ReluGrad": {'T'}, "Relu6Grad": {'T'}, "TanhGrad": {'T'}, "SigmoidGrad": {'T'},
+    "BiasAddGrad": {'T', 'data_format'},
+    "BroadcastGradientArgs": {'T'},
+    **{op: {'T', 'data_format', 'dilations', 'explicit_paddings', 'padding', 'strides',
+            'use_cudnn_on_gpu'} for op in ("Conv2DBackpropInput", "Conv2DBackpropFilter")},
+    "SparseSoftmaxCrossEntropyWithLogits": {'T', 'Tlabels'},
+    **{op: {'T', 'dtype', 'seed', 'seed2'} for op in ("RandomStandardNormal", "RandomUniform",
+                                                      "TruncatedNormal")},
+    "SplitV": {'T', 'Tlen', 'num_split'},
     "SparseCross": {'N', 'hashed_output', 'num_buckets', 'hash_key', 'sparse_types',
                     'dense_types', 'out_type', 'internal_type'},
 }

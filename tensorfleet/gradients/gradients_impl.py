@@ -12,7 +12,8 @@ from typing import Any, Dict, List, Sequence, Set
 from tensorfleet.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.gradients.registry import get_gradient_fn
-from tensorfleet.ops import array_ops, math_ops
+from tensorfleet.gradients.unconnected_gradients import as_unconnected, fill_unconnected
+from tensorfleet.ops import array_ops, control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> List[Any]:
@@ -69,14 +70,29 @@ _AGGREGATION_METHODS = (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIM
                         AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
 
 
+def _gate(grads: List[Any]) -> List[Any]:
+    """The dense gradients of one op, each usable only once all are computed."""
+    dense = [g for g in grads if isinstance(g, Tensor)]
+    if len(dense) < 2 or any(isinstance(g, IndexedSlices) for g in grads):
+        return grads
+    return control_flow_ops.tuple(grads)
+
+
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
-              aggregation_method: Any = None, stop_gradients: Any = None) -> List[Any]:
+              aggregation_method: Any = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = "none") -> List[Any]:
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Returns a list with one entry per ``x``: a Tensor, an ``IndexedSlices`` for
-    sparse gradients, or None when ``x`` does not influence ``ys``.
+    sparse gradients, or (when ``x`` does not influence ``ys``) None, or zeros like
+    ``x`` with ``unconnected_gradients="zero"``. With ``gate_gradients`` the gradients
+    of each op's inputs become usable together (a ``tuple``), as TensorFlow's: an
+    optimizer's in-place update of one variable then never races with a gradient op
+    still reading it (which matters where a read aliases the variable's buffer, as in
+    TensorFlow running tensorfleet's graphs).
     """
+    as_unconnected(unconnected_gradients)
     if aggregation_method not in _AGGREGATION_METHODS:
         raise ValueError(f"Invalid aggregation_method specified {aggregation_method!r}: "
                          "use a tf.AggregationMethod value or None")
@@ -130,6 +146,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                     acc[t] = [g]
             if op not in stops and any(g is not None for g in out_grads) and op.inputs:
                 in_grads = _call_grad(op, out_grads, colocate_gradients_with_ops)
+                if gate_gradients:
+                    in_grads = _gate(in_grads)
                 for t, g in zip(op.inputs, in_grads):
                     if g is not None and t.op in between:
                         acc.setdefault(t, []).append(g)
@@ -141,7 +159,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                     if pending[t.op] == 0:
                         ready.append(t.op)
         del x_set
-        return [_aggregate(acc.get(x, [])) for x in xs]
+        return fill_unconnected([_aggregate(acc.get(x, [])) for x in xs], xs,
+                                unconnected_gradients)
 
 
 class _null:

@@ -20,7 +20,8 @@ from tensorfleet.ops.op_util import make_tensor
 
 
 def _attrs(op: Operation) -> dict:
-    return {"align_corners": op.attrs["align_corners"], "half_pixel_centers": False}
+    return {"align_corners": op.attrs["align_corners"],
+            "half_pixel_centers": bool(op.attrs.get("half_pixel_centers", False))}
 
 
 @register_gradient("ResizeBilinear")

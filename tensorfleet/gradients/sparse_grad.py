@@ -129,6 +129,8 @@ def _sparse_retain_grad(op: Any, g_indices: Any, g_values: Any, g_kept: Any) -> 
     return [None, _back_to_sources(g_values, op.outputs[2], n), None]
 
 
+# A ragged tensor's rows fill as a sparse tensor's do: the same inputs and outputs.
+@register_gradient("RaggedFillEmptyRows")
 @register_gradient("SparseFillEmptyRows")
 def _fill_empty_rows_grad(op: Any, g_indices: Any, g_values: Any, g_empty: Any,
                           g_reverse: Any) -> list:

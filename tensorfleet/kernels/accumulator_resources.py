@@ -30,7 +30,7 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from tensorfleet.kernels.numpy.training_kernels import sum_duplicates
+from tensorfleet.kernels.sparse_rows import sum_duplicates
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
-from tensorfleet.kernels.numpy.functional_kernels import plan_builder
+from tensorfleet.kernels.registry import plan_builder
 from tensorfleet.kernels.registry import DEAD
 
 logger = logging.getLogger(__name__)
@@ -199,9 +199,6 @@ class Function:
     def __init__(self, stage: Dict[str, Any], resources: Any, owner: Any,
                  op_name: Optional[str]):
         build = plan_builder()
-        if build is None:
-            raise errors.InternalError(op_name, None, "no plan builder: import "
-                                                      "tensorfleet.runtime")
         sub = stage.get("fn")
         if not isinstance(sub, SubGraph):
             raise errors.InvalidArgumentError(op_name, None, f"Dataset {stage.get('op')} "

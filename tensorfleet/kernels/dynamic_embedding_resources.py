@@ -27,7 +27,7 @@ import numpy as np
 
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
-from tensorfleet.kernels.numpy.string_kernels import as_bytes
+from tensorfleet.compat.text import as_bytes
 
 INIT_KINDS = ("zeros", "ones", "constant", "random_uniform", "random_normal",
               "truncated_normal")

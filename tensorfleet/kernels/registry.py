@@ -125,6 +125,7 @@ def active_backend(device_type: str = "CPU") -> Optional[str]:
     now if no lookup has yet."""
     name = _device_type_name(device_type)
     if name not in _ACTIVE_BACKENDS:
+        load_kernel_library()  # the backends register their choosers when imported
         chooser = _BACKEND_CHOOSERS.get(name)
         _ACTIVE_BACKENDS[name] = chooser() if chooser is not None else None
     return _ACTIVE_BACKENDS[name]
@@ -132,10 +133,69 @@ def active_backend(device_type: str = "CPU") -> Optional[str]:
 
 def reference_kernel(op_type: str, device_type: str = "CPU") -> Optional[Kernel]:
     """The reference kernel of ``op_type`` on ``device_type`` (None when it has none)."""
+    load_kernel_library()
     return _KERNELS.get((op_type, _device_type_name(device_type)))
 
 
+# How the kernel library is imported (set by the ``tensorfleet.kernels`` package, which
+# holds the library; the registry below it imports none of it), and whether it was.
+_library: Dict[str, Any] = {"loader": None, "started": False, "done": False}
+# Another thread's lookup waits while the library loads; the loading thread's own
+# lookups (an import that looks a kernel up) go on.
+_library_lock = threading.RLock()
+
+
+def set_library_loader(loader: Callable[[], None]) -> None:
+    """How ``load_kernel_library`` imports the kernels (set once, by the package)."""
+    _library["loader"] = loader
+
+
+def load_kernel_library() -> bool:
+    """Imports the kernels (which registers them) unless that was done; returns whether
+    it imported them now.
+
+    The kernels load on first need: the first lookup of a kernel not registered yet,
+    or the first use of a public ``tensorfleet`` name; programs that only ask a
+    cluster for its status, or print help, never load them."""
+    if _library["done"]:
+        return False
+    with _library_lock:
+        loader = _library["loader"]
+        if _library["started"] or loader is None:
+            return False
+        _library["started"] = True
+        try:
+            loader()
+        finally:
+            _library["done"] = True
+    return True
+
+
+# fn(fetches, targets, feeds, resources, op_state, owner) -> plan with .run(values, step):
+# how kernels that run sub-graphs (functional control flow, tf.data functions) compile
+# one; set by the runtime's executor, the only place kernels run.
+_plan_builder: List[Optional[Callable[..., Any]]] = [None]
+
+
+def set_plan_builder(fn: Callable[..., Any]) -> None:
+    """Called by the runtime: how a kernel compiles a sub-graph into a plan."""
+    _plan_builder[0] = fn
+
+
+def plan_builder() -> Callable[..., Any]:
+    """How a kernel compiles a sub-graph into a plan.
+
+    Raises:
+      InternalError: no runtime is imported (kernels run only under one).
+    """
+    if _plan_builder[0] is None:
+        raise errors.InternalError(None, None, "no plan builder: import tensorfleet.runtime")
+    return _plan_builder[0]
+
+
 def _lookup(op_type: str, device_type: str) -> Optional[Kernel]:
+    if (op_type, device_type) not in _KERNELS and load_kernel_library():
+        return _lookup(op_type, device_type)
     backend = active_backend(device_type) if device_type.isidentifier() else None
     if backend is not None:
         k = _BACKEND_KERNELS.get((op_type, device_type, backend))
@@ -155,6 +215,7 @@ def get_kernel(op_type: str, device_type: str = "CPU") -> Kernel:
 
 def has_kernel(op_type: str, device_type: str = "CPU") -> bool:
     """Whether ``op_type`` has a kernel of its own on ``device_type``."""
+    load_kernel_library()
     return (op_type, device_type.upper()) in _KERNELS
 
 

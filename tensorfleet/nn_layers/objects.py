@@ -25,7 +25,8 @@ from tensorfleet.ops import init_ops
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops import nn_conv_variant_ops as CM
 from tensorfleet.ops import nn_ops as N
-from tensorfleet.ops.variable_scope import get_variable, variable_scope
+from tensorfleet.nn_layers.keras_style import keras_style_enabled
+from tensorfleet.ops.variable_scope import AUTO_REUSE, get_variable, variable_scope
 
 
 def _snake(name: str) -> str:
@@ -69,6 +70,10 @@ class Layer:
                  _reuse: Any = None, **kwargs: Any):
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
+        self._keras_style = keras_style_enabled()
+        if self._keras_style and _reuse:
+            raise ValueError(f"reuse argument not allowed when keras style layers are "
+                             f"enabled, but saw: {_reuse}")
         self.trainable = bool(trainable)
         self._base_name = _snake(type(self).__name__)
         self._name_arg = name
@@ -80,6 +85,8 @@ class Layer:
         self._non_trainable_weights: List[Any] = []
         self._losses: List[Tensor] = []
         self.built = False
+        # An ``InputSpec`` (or a list of them) that every call's inputs must meet.
+        self.input_spec: Any = None
 
     @property
     def name(self) -> str:
@@ -141,11 +148,20 @@ class Layer:
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """Builds the layer on first use, then applies it to ``inputs``."""
         x = convert_to_tensor(inputs)
+        if self.input_spec is not None:
+            specs = self.input_spec if isinstance(self.input_spec, (list, tuple)) else \
+                [self.input_spec]
+            for spec in specs[:1]:
+                spec.assert_compatible(x, self._name)
         if self.dtype is None:
             self.dtype = x.dtype
         g = get_default_graph()
         before = len(g.get_collection(GraphKeys.REGULARIZATION_LOSSES))
-        if self._scope is None:
+        if self._scope is None and self._keras_style:
+            # A scope of the layer's own, whatever the enclosing scope's reuse says.
+            ctx = variable_scope(None, default_name=self._name_arg or self._base_name,
+                                 reuse=AUTO_REUSE)
+        elif self._scope is None:
             ctx = variable_scope(self._name_arg, default_name=self._base_name,
                                  reuse=self._reuse)
         else:
@@ -153,7 +169,8 @@ class Layer:
         with ctx as scope:
             if self._scope is None:
                 self._scope = scope
-                self._name = scope.name.split("/")[-1]
+                if not (self._keras_style and self._name_arg):
+                    self._name = scope.name.split("/")[-1]
             if not self.built:
                 self.build(x.shape)
                 self.built = True
@@ -404,15 +421,20 @@ class SeparableConv2D(_Conv):
         self.depthwise_kernel: Any = None
         self.pointwise_kernel: Any = None
 
+    def _kernel_shapes(self, c: int, m: int) -> tuple:
+        """The shapes of the depthwise and pointwise kernels for ``c`` input channels."""
+        return [*self.kernel_size, c, m], [1, 1, c * m, self.filters]
+
     def build(self, input_shape: Any) -> None:
         """Creates ``depthwise_kernel``, ``pointwise_kernel`` and ``bias``."""
         c = self._in_channels(input_shape)
         m = self.depth_multiplier
         di, dr, dc = self.depthwise
         pi, pr, pc = self.pointwise
-        self.depthwise_kernel = self.add_weight("depthwise_kernel", [*self.kernel_size, c, m],
+        depthwise_shape, pointwise_shape = self._kernel_shapes(c, m)
+        self.depthwise_kernel = self.add_weight("depthwise_kernel", depthwise_shape,
                                                 initializer=di, regularizer=dr, constraint=dc)
-        self.pointwise_kernel = self.add_weight("pointwise_kernel", [1, 1, c * m, self.filters],
+        self.pointwise_kernel = self.add_weight("pointwise_kernel", pointwise_shape,
                                                 initializer=pi, regularizer=pr, constraint=pc)
         if self.use_bias:
             self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,

@@ -65,3 +65,14 @@ def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
     return _approx_k(operand, k, reduction_dimension, recall_target,
                      reduction_input_size_override, aggregate_to_topk, False, name,
                      "approx_min_k")
+
+
+def approx_top_k(input: Any, k: int, reduction_dimension: int = -1,  # noqa: A002 - TF name
+                 recall_target: float = 0.95, is_max_k: bool = True,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: Optional[str] = None) -> Tuple[Tensor, Tensor]:
+    """TensorFlow's raw ``ApproxTopK``: ``approx_max_k`` (``is_max_k``) or
+    ``approx_min_k`` of ``input``; the result is the exact top k."""
+    return _approx_k(input, k, reduction_dimension, recall_target,
+                     reduction_input_size_override, aggregate_to_topk, bool(is_max_k), name,
+                     "ApproxTopK")

@@ -29,6 +29,8 @@ def _cross_shapes(op: Operation) -> List[TensorShape]:
 register_op("StringToHashBucketFast", same_shape)
 register_op("StringToHashBucketStrong", same_shape)
 register_op("SparseCross", _cross_shapes)
+register_op("Fingerprint", lambda op: [TensorShape([op.inputs[0].shape[0] if
+                                                    op.inputs[0].shape.ndims else None, 8])])
 
 
 def _check_buckets(num_buckets: Any, fname: str, allow_zero: bool = False) -> int:
@@ -37,6 +39,24 @@ def _check_buckets(num_buckets: Any, fname: str, allow_zero: bool = False) -> in
         need = ">= 0" if allow_zero else ">= 1"
         raise ValueError(f"{fname}: num_buckets must be an int {need}, got {num_buckets!r}")
     return num_buckets
+
+
+def fingerprint(data: Any, method: str = "farmhash64", name: Optional[str] = None) -> Tensor:
+    """A uint8 ``[batch, 8]`` tensor: the little-endian FarmHash Fingerprint64 of each row
+    ``data[i]`` (its raw bytes; for strings, of the fingerprints of its strings, or of
+    the string itself when ``data`` is 1-D), TensorFlow's values byte for byte.
+
+    Raises:
+      ValueError: ``method`` other than ``"farmhash64"`` or ``data`` of rank 0.
+    """
+    if method != "farmhash64":
+        raise ValueError(f"fingerprint: unsupported method {method!r}; only 'farmhash64'")
+    with name_scope(name, "Fingerprint"):
+        x = convert_to_tensor(data)
+        if x.shape.ndims == 0:
+            raise ValueError("fingerprint: `data` should have at least one dimension")
+        return make_tensor("Fingerprint", [x], _dtypes.uint8, {"method": method},
+                           name="Fingerprint")
 
 
 def string_to_hash_bucket_fast(input: Any, num_buckets: int,  # noqa: A002 - TF name
@@ -143,5 +163,5 @@ def sparse_cross_hashed(inputs: Sequence[Any], num_buckets: int = 0,
     return _cross(inputs, True, num_buckets, hash_key, name, "sparse_cross_hashed")
 
 
-__all__ = ["string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "sparse_cross",
+__all__ = ["fingerprint", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "sparse_cross",
            "sparse_cross_hashed", "DEFAULT_HASH_KEY"]

@@ -105,16 +105,20 @@ def _size_tensor(size: Any) -> Tuple[Tensor, Optional[List[int]]]:
 
 def _resize(op_type: str, images: Any, size: Any, align_corners: bool,
             half_pixel_centers: bool, name: Optional[str]) -> Tensor:
-    if half_pixel_centers:
-        raise ValueError(f"{op_type}: half_pixel_centers=True is not supported; resizes "
-                         f"follow TensorFlow 1.x (half_pixel_centers=False)")
+    if half_pixel_centers and align_corners:
+        raise ValueError(f"{op_type}: if half_pixel_centers is True, align_corners must be "
+                         f"False")
+    if half_pixel_centers and op_type == "ResizeBicubic":
+        raise ValueError("ResizeBicubic: half_pixel_centers=True is not supported (its "
+                         "thresholded a = -0.5 kernel is not implemented); use "
+                         "half_pixel_centers=False")
     with name_scope(name, op_type):
         images = convert_to_tensor(images, name="images")
         size_t, _ = _size_tensor(size)
         return make_tensor(op_type, [images, size_t],
                            images.dtype if op_type == "ResizeNearestNeighbor" else _dtypes.float32,
                            {"align_corners": bool(align_corners),
-                            "half_pixel_centers": False}, name=op_type)
+                            "half_pixel_centers": bool(half_pixel_centers)}, name=op_type)
 
 
 def resize_bilinear(images: Any, size: Any, align_corners: bool = False,

@@ -48,12 +48,14 @@ def patch_index(height: int, width: int, depth: int, ksizes: Sequence[int],
     return out.reshape(oh, ow, kr * kc * depth).astype(np.int64)
 
 
-def _check(name: str, v: Any) -> List[int]:
+def _check(name: str, v: Any, fname: str = "extract_image_patches",
+           dims: str = "rows, cols") -> List[int]:
+    """``v`` as ``[1, <dims>, 1]`` of positive ints; ValueError naming ``name`` otherwise."""
+    n = dims.count(",") + 3
     v = list(v) if isinstance(v, (list, tuple)) else None
-    if v is None or len(v) != 4 or v[0] != 1 or v[3] != 1 or any(
+    if v is None or len(v) != n or v[0] != 1 or v[-1] != 1 or any(
             not isinstance(x, int) or x < 1 for x in v):
-        raise ValueError(f"extract_image_patches: {name} must be [1, rows, cols, 1] of "
-                         f"positive ints, got {v}")
+        raise ValueError(f"{fname}: {name} must be [1, {dims}, 1] of positive ints, got {v}")
     return v
 
 
@@ -104,3 +106,65 @@ def extract_patches(images: Any, sizes: Sequence[int], strides: Sequence[int],
                     rates: Sequence[int], padding: str, name: Optional[str] = None) -> Tensor:
     """``tf.image.extract_patches``: ``extract_image_patches`` with ``sizes``."""
     return extract_image_patches(images, sizes, strides, rates, padding, name)
+
+
+def volume_patch_index(planes: int, height: int, width: int, depth: int,
+                       ksizes: Sequence[int], strides: Sequence[int],
+                       padding: str) -> np.ndarray:
+    """``patch_index`` of one volume (``[planes, rows, cols, depth]``): for each output
+    element (``[out_planes, out_rows, out_cols, kp * kr * kc * depth]``) the flat index it
+    reads, or ``planes * height * width * depth`` for padding."""
+    sizes = (planes, height, width)
+    axes = []
+    for size, k, s in zip(sizes, ksizes[1:4], strides[1:4]):
+        n, pad = _out_size(size, k, s, 1, padding)
+        axes.append((np.arange(n) * s - pad)[:, None] + np.arange(k))       # [n, k]
+    p = axes[0][:, None, None, :, None, None, None]
+    r = axes[1][None, :, None, None, :, None, None]
+    c = axes[2][None, None, :, None, None, :, None]
+    d = np.arange(depth)[None, None, None, None, None, None, :]
+    flat = ((p * height + r) * width + c) * depth + d
+    inside = (p >= 0) & (p < planes) & (r >= 0) & (r < height) & (c >= 0) & (c < width) & \
+        (d >= 0)
+    total = planes * height * width * depth
+    out = np.where(inside, flat, total)
+    shape = [a.shape[0] for a in axes] + [int(np.prod([a.shape[1] for a in axes])) * depth]
+    return out.reshape(shape).astype(np.int64)
+
+
+def _volume_shape(op: Any) -> List[TensorShape]:
+    s = op.inputs[0].shape
+    a = op.attrs
+    if s.ndims != 5 or None in s.as_list()[1:]:
+        return [unknown_shape(5)]
+    b, p, h, w, d = s.as_list()
+    outs = [_out_size(n, k, st, 1, a["padding"])[0]
+            for n, k, st in zip((p, h, w), a["ksizes"][1:4], a["strides"][1:4])]
+    return [TensorShape([b] + outs + [int(np.prod(a["ksizes"][1:4])) * d])]
+
+
+register_op("ExtractVolumePatches", _volume_shape)
+
+
+def extract_volume_patches(input: Any, ksizes: Sequence[int],  # noqa: A002 - TF name
+                           strides: Sequence[int], padding: str,
+                           name: Optional[str] = None) -> Tensor:
+    """Patches of ``input`` ([batch, planes, rows, cols, depth]), the 3-D
+    ``extract_image_patches``: output ``[batch, out_planes, out_rows, out_cols,
+    kp * kr * kc * depth]``, each patch row-major with channels innermost.
+
+    Raises:
+      ValueError: ``ksizes``/``strides`` not ``[1, p, r, c, 1]``, ``padding`` not SAME or
+        VALID, or ``input`` not of rank 5.
+    """
+    k, s = (_check(n, v, "extract_volume_patches", "planes, rows, cols")
+            for n, v in (("ksizes", ksizes), ("strides", strides)))
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"extract_volume_patches: padding must be 'SAME' or 'VALID', got "
+                         f"{padding!r}")
+    x = convert_to_tensor(input, name="input")
+    if x.shape.ndims not in (None, 5):
+        raise ValueError(f"extract_volume_patches: input must have rank 5, got {x.shape}")
+    return make_tensor("ExtractVolumePatches", [x], x.dtype,
+                       {"ksizes": k, "strides": s, "padding": padding},
+                       name=name or "ExtractVolumePatches")

@@ -23,7 +23,7 @@ from tensorfleet.ops.op_util import make_op, make_tensor, no_outputs
 from tensorfleet.ops.variables import Variable
 
 _READER_TYPES = ("TextLineReaderV2", "TFRecordReaderV2", "WholeFileReaderV2",
-                 "FixedLengthRecordReaderV2")
+                 "FixedLengthRecordReaderV2", "IdentityReaderV2")
 for _t in _READER_TYPES:
     register_op(_t, lambda op: [scalar()], stateful=True, ref_output=True)
 register_op("ReaderReadV2", lambda op: [scalar(), scalar()], stateful=True, ref_inputs=(0, 1))
@@ -163,6 +163,14 @@ class WholeFileReader(ReaderBase):
         super().__init__("WholeFileReaderV2", {}, name)
 
 
+class IdentityReader(ReaderBase):
+    """``tf.IdentityReader``: each work item taken from the queue is one record, both
+    its key and its value."""
+
+    def __init__(self, name: Optional[str] = None):
+        super().__init__("IdentityReaderV2", {}, name)
+
+
 class FixedLengthRecordReader(ReaderBase):
     """``tf.FixedLengthRecordReader``: records of ``record_bytes`` bytes after a header
     and before a footer; the key is ``b"<file>:<record number>"`` counting from 0.
@@ -209,4 +217,5 @@ def match_filenames_once(pattern: Any, name: Optional[str] = None) -> Variable:
 
 
 __all__: List[str] = ["ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
-                      "FixedLengthRecordReader", "matching_files", "match_filenames_once"]
+                      "FixedLengthRecordReader", "IdentityReader", "matching_files",
+                      "match_filenames_once"]

@@ -18,6 +18,8 @@ from tensorfleet.framework.graph import Tensor, convert_to_tensor, name_scope
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape
+from tensorfleet.ops.parsing_ragged_feature import (RaggedFeature, ragged_result,
+                                                    ragged_source)
 from tensorfleet.ops.op_util import make_op, unknown
 
 _TYPES = ("float32", "int64", "string")
@@ -149,6 +151,23 @@ def _plan(features: Dict[str, Any]) -> Dict[str, Any]:
 
 def _parse(serialized: Any, features: Dict[str, Any], single: bool,
            name: Optional[str]) -> Dict[str, Any]:
+    ragged = {k: v for k, v in features.items() if isinstance(v, RaggedFeature)}
+    if ragged:
+        # A ragged feature is read as a variable-length one, then given its rows.
+        plain = {k: v for k, v in features.items() if k not in ragged}
+        sources = {}
+        for k, spec in ragged.items():
+            src, dt = ragged_source(k, spec)
+            if src in plain and plain[src] != VarLenFeature(dt):
+                raise ValueError(f"RaggedFeature {k!r} reads {src!r}, which another feature "
+                                 f"parses differently")
+            plain[src] = VarLenFeature(dt)
+            sources[k] = src
+        parsed = _parse(serialized, plain, single, name)
+        out = {k: v for k, v in parsed.items() if k in features}
+        for k, spec in ragged.items():
+            out[k] = ragged_result(parsed[sources[k]], spec, single)
+        return out
     plan = _plan(features)
     with name_scope(name, "ParseSingleExample" if single else "ParseExample"):
         ser = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")

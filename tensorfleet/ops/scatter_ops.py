@@ -20,7 +20,7 @@ from tensorfleet.framework.tensor_shape import TensorShape, unknown_shape
 from tensorfleet.ops import array_ops as A
 from tensorfleet.ops import math_ops as M
 from tensorfleet.ops.op_util import const_value, make_op, make_tensor
-from tensorfleet.ops.state_ops import _on_variable, _ref_of, _value_for
+from tensorfleet.ops.state_ops import _on_variable, _ref_of, _value_for, scatter_update
 
 UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
@@ -177,6 +177,34 @@ def scatter_nd_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = Fal
     return _scatter_nd_ref("ScatterNdSub", ref, indices, updates, use_locking, name)
 
 
+def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
+                         name: Optional[str] = None) -> Tensor:
+    """``scatter_update`` along the last dimension of ``indices``: for every batch
+    position ``b`` of ``indices`` (all but its last dimension),
+    ``ref[b..., indices[b..., j]] = updates[b..., j]``.
+
+    Raises:
+      ValueError: ``indices`` of unknown rank.
+    """
+    with name_scope(name, "BatchScatterUpdate"):
+        idx = convert_to_tensor(indices, name="indices")
+        ndims = idx.shape.ndims
+        if ndims is None:
+            raise ValueError("batch_scatter_update needs indices of known rank")
+        if ndims <= 1:
+            return scatter_update(ref, idx, updates, use_locking=use_locking)
+        shape = A.shape(idx)
+        grids = []
+        for dim in range(ndims - 1):
+            size = shape[dim]
+            view = [1] * ndims
+            view[dim] = -1
+            grid = A.reshape(A.range(size, dtype=idx.dtype), view)
+            grids.append(A.expand_dims(grid + A.zeros_like(idx), -1))
+        nd = A.concat(grids + [A.expand_dims(idx, -1)], axis=-1)
+        return scatter_nd_update(ref, nd, updates, use_locking=use_locking)
+
+
 def _int_dtype(dt: Any, fname: str) -> _dtypes.DType:
     d = _dtypes.as_dtype(dt)
     if d not in (_dtypes.int32, _dtypes.int64):
@@ -239,7 +267,7 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
         return make_tensor("Bincount", [flat, size, w], out_dt, name="Bincount")
 
 
-__all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update", "tensor_scatter_add",
+__all__ = ["batch_scatter_update", "gather_nd", "scatter_nd", "tensor_scatter_update", "tensor_scatter_add",
            "tensor_scatter_sub", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
            "tensor_scatter_nd_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
            "unique_with_counts", "setdiff1d", "bincount"]

@@ -25,6 +25,7 @@ a missing entry counting as 0. Results are in row-major order.
 
 from __future__ import annotations
 
+import collections
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
@@ -131,6 +132,9 @@ register_op("SparseAddGrad", lambda op: [op.inputs[1].shape[:1] if op.inputs[1].
 register_op("SparseFillEmptyRows", lambda op: [
     TensorShape([None, _rank_of(op.inputs[2])]), TensorShape([None]), TensorShape([None]),
     op.inputs[1].shape])
+register_op("RaggedFillEmptyRows", lambda op: [
+    TensorShape([None]), TensorShape([None]), TensorShape([None]), op.inputs[0].shape])
+register_op("RaggedFillEmptyRowsGrad", lambda op: [op.inputs[0].shape, TensorShape([])])
 register_op("SparseRetain", lambda op: [
     TensorShape([None, op.inputs[0].shape[1] if op.inputs[0].shape.ndims == 2 else None]),
     TensorShape([None]), TensorShape([None])])
@@ -338,6 +342,50 @@ def sparse_fill_empty_rows(sp_input: Any, default_value: Any, name: Optional[str
                  [_dtypes.int64, sp.dtype, _dtypes.bool, _dtypes.int64],
                  name=name or "SparseFillEmptyRows")
     return SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape), op.outputs[2]
+
+
+RaggedFillEmptyRows = collections.namedtuple(
+    "RaggedFillEmptyRows", ["output_value_rowids", "output_values", "empty_row_indicator",
+                            "reverse_index_map"])
+RaggedFillEmptyRowsGrad = collections.namedtuple("RaggedFillEmptyRowsGrad",
+                                                 ["d_values", "d_default_value"])
+
+
+def ragged_fill_empty_rows(value_rowids: Any, values: Any, nrows: Any, default_value: Any,
+                           name: Optional[str] = None) -> RaggedFillEmptyRows:
+    """``sparse_fill_empty_rows`` for a ragged tensor given as ``value_rowids`` (int64,
+    the row of each value) and ``nrows``: every empty row gets one ``default_value``.
+
+    Returns ``(output_value_rowids, output_values, empty_row_indicator,
+    reverse_index_map)``: the filled rows ordered by row (values of a row in input
+    order), a bool per row that was empty, and where each input value went.
+    """
+    with name_scope(name, "RaggedFillEmptyRows"):
+        rowids = convert_to_tensor(value_rowids, dtype=_dtypes.int64, name="value_rowids")
+        vals = convert_to_tensor(values, name="values")
+        n = convert_to_tensor(nrows, dtype=_dtypes.int64, name="nrows")
+        dv = convert_to_tensor(default_value, dtype=vals.dtype, name="default_value")
+        for t, what in ((rowids, "value_rowids"), (vals, "values")):
+            if t.shape.ndims not in (None, 1):
+                raise ValueError(f"ragged_fill_empty_rows: {what} must be a vector, got "
+                                 f"shape {t.shape}")
+        op = make_op("RaggedFillEmptyRows", [rowids, vals, n, dv],
+                     [_dtypes.int64, vals.dtype, _dtypes.bool, _dtypes.int64],
+                     name="RaggedFillEmptyRows")
+        return RaggedFillEmptyRows(*op.outputs)
+
+
+def ragged_fill_empty_rows_grad(reverse_index_map: Any, grad_values: Any,
+                                name: Optional[str] = None) -> RaggedFillEmptyRowsGrad:
+    """The gradients of ``ragged_fill_empty_rows``'s ``values`` (``grad_values`` at
+    ``reverse_index_map``) and ``default_value`` (the rest of ``grad_values``, summed)."""
+    with name_scope(name, "RaggedFillEmptyRowsGrad"):
+        rev = convert_to_tensor(reverse_index_map, dtype=_dtypes.int64,
+                                name="reverse_index_map")
+        g = convert_to_tensor(grad_values, name="grad_values")
+        op = make_op("RaggedFillEmptyRowsGrad", [rev, g], [g.dtype, g.dtype],
+                     name="RaggedFillEmptyRowsGrad")
+        return RaggedFillEmptyRowsGrad(*op.outputs)
 
 
 def sparse_add_grad(grad: Any, a_indices: Any, b_indices: Any, sum_indices: Any
@@ -642,7 +690,7 @@ def sparse_matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool =
                   name=name or "SparseMatMul")
 
 
-__all__ = ["sparse_placeholder", "sparse_to_dense", "sparse_tensor_to_dense",
+__all__ = ["ragged_fill_empty_rows", "ragged_fill_empty_rows_grad", "sparse_placeholder", "sparse_to_dense", "sparse_tensor_to_dense",
            "sparse_tensor_dense_matmul", "sparse_reduce_sum", "sparse_reorder", "sparse_concat",
            "sparse_add", "sparse_retain", "sparse_fill_empty_rows", "sparse_segment_sum",
            "sparse_segment_mean", "sparse_segment_sqrt_n", "unique", "sparse_reshape",

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Sequence
 from tensorfleet.framework.graph import Tensor, get_default_graph
 from tensorfleet.framework.op_registry import register_op
 from tensorfleet.framework.tensor_shape import TensorShape
-from tensorfleet.ops.summary_ops import _add_summary
+from tensorfleet.ops.summary_ops import _add_summary, proto_class
 
 register_op("TensorSummaryV2", lambda op: [TensorShape([])])
 
@@ -36,10 +36,36 @@ def tensor_summary(name: str, tensor: Any, summary_description: Optional[str] = 
                         collections, attrs=attrs)
 
 
+def get_summary_description(node_def: Any) -> Any:
+    """The ``SummaryDescription`` proto a TensorFlow ``TensorSummary`` node carries in its
+    ``description`` attr (JSON), from a ``NodeDef`` (protobuf or tensorfleet's dict form).
+
+    Raises:
+      ValueError: the node is not a ``TensorSummary`` op.
+      google.protobuf.json_format.ParseError: its description is not a
+        SummaryDescription in JSON.
+    """
+    from google.protobuf import json_format
+
+    if isinstance(node_def, dict):
+        op, attr = node_def.get("op"), node_def.get("attr", {})
+        value = attr.get("description", {})
+        raw = value.get("s", b"") if isinstance(value, dict) else value
+    else:
+        op = getattr(node_def, "op", None)
+        raw = node_def.attr["description"].s if "description" in node_def.attr else b""
+    if op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {op}")
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+    description = proto_class("SummaryDescription")()
+    json_format.Parse(text, description)
+    return description
+
+
 def all_v2_summary_ops() -> List[Any]:
     """The graph's 2.x summary ops: tensorfleet writes summaries with the 1.x ops only, so
     this is the (empty unless a program adds to it) ``_SUMMARY_V2`` collection."""
     return get_default_graph().get_collection(SUMMARY_V2_COLLECTION)
 
 
-__all__ = ["tensor_summary", "all_v2_summary_ops"]
+__all__ = ["tensor_summary", "all_v2_summary_ops", "get_summary_description"]

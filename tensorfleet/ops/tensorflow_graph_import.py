@@ -30,6 +30,7 @@ from tensorfleet.compat import renamed_ops
 from tensorfleet.ops import (array_ops, categorical_ops, control_flow_ops, hash_ops, math_ops,
                              nn_conv_variant_ops, nn_norm_ops, nn_ops, parsing_ops, scatter_ops,
                              sparse_ops)
+from tensorfleet.ops.tensorflow_training_graph_import import TRAINING_IMPORTERS
 from tensorfleet.protos import graph_pb2
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,10 @@ class _Node:
         self.inputs = inputs
         self.attrs = _Attrs(node)
         self._consts = consts
+
+    def const_or_none(self, i: int) -> Optional[np.ndarray]:
+        """The value of input ``i`` when it comes from a ``Const`` node, else None."""
+        return self._consts[i] if i < len(self._consts) else None
 
     def const(self, i: int) -> np.ndarray:
         """The value of input ``i``, which must come from a ``Const`` node."""
@@ -219,8 +224,10 @@ def _concat(n: _Node) -> Any:
 
 def _reduce(fn_name: str) -> Importer:
     def build(n: _Node) -> Any:
-        axis = n.const(1)
-        return getattr(_tf(), fn_name)(n.inputs[0], axis=[int(x) for x in np.ravel(axis)],
+        # Gradient graphs reduce over axes computed in the graph (BroadcastGradientArgs).
+        axis = n.const_or_none(1)
+        axis = n.inputs[1] if axis is None else [int(x) for x in np.ravel(axis)]
+        return getattr(_tf(), fn_name)(n.inputs[0], axis=axis,
                                        keepdims=bool(n.attrs.get("keep_dims", False)),
                                        name=n.name)
     return build
@@ -421,6 +428,9 @@ _register(["Log1p"], _unary("log1p"))
 _register(["Assert"], lambda n: _tf().Assert(n.inputs[0], n.inputs[1:],
                                              summarize=n.attrs.get("summarize", 3),
                                              name=n.name))
+
+
+IMPORTERS.update(TRAINING_IMPORTERS)
 
 
 def parse_tensorflow_graph_def(data: Any, path: str = "graph def") -> Any:

@@ -19,12 +19,14 @@ from tensorfleet.framework.indexed_slices import IndexedSlices
 from tensorfleet.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tensorfleet.ops import array_ops, control_flow_ops, math_ops, state_ops
 from tensorfleet.ops.control_flow_ops import _name_like_scope
+from tensorfleet.ops.variable_creator import (VariableAggregation, VariableMeta,
+                                              VariableSynchronization, check_enum)
 from tensorfleet.framework.graph import default_session_or_raise
 
 logger = logging.getLogger(__name__)
 
 
-class Variable:
+class Variable(metaclass=VariableMeta):
     """A tensor whose value persists across ``Session.run`` calls.
 
     Created with an initial value (a tensor, a Python/numpy value or a callable
@@ -34,13 +36,27 @@ class Variable:
 
     __array_priority__ = 100
 
-    def __init__(self, initial_value: Any = None, trainable: bool = True,
+    def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
                  collections: Optional[List[str]] = None, validate_shape: bool = True,
                  caching_device: Optional[str] = None, name: Optional[str] = None,
                  variable_def: Optional[Dict[str, Any]] = None, dtype: Any = None,
                  expected_shape: Any = None, import_scope: Optional[str] = None,
                  constraint: Optional[Callable[[Tensor], Tensor]] = None,
-                 use_resource: Optional[bool] = None):
+                 use_resource: Optional[bool] = None,
+                 synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+                 aggregation: VariableAggregation = VariableAggregation.NONE,
+                 shape: Any = None):
+        self._synchronization = check_enum(synchronization, VariableSynchronization,
+                                           "synchronization")
+        self._aggregation = check_enum(aggregation, VariableAggregation, "aggregation")
+        on_read = self._synchronization is VariableSynchronization.ON_READ
+        if trainable is None:
+            # An ON_READ variable (a per-replica metric or statistic) is not trained.
+            trainable = not on_read
+        elif trainable and on_read:
+            raise ValueError("Synchronization value can be set to "
+                             "VariableSynchronization.ON_READ only for non-trainable "
+                             "variables; pass trainable=False")
         if variable_def is not None:
             self._init_from_def(variable_def, import_scope)
             return
@@ -76,7 +92,10 @@ class Variable:
                 init_ops = []
             if init.graph is not g:
                 raise ValueError(f"initial_value of Variable {var_name!r} is from another graph")
-            if validate_shape and not init.shape.is_fully_defined():
+            if shape is not None and not as_shape(shape).is_compatible_with(init.shape):
+                raise ValueError(f"Variable {var_name!r}: initial value shape {init.shape} is "
+                                 f"not compatible with the given shape {as_shape(shape)}")
+            if validate_shape and shape is None and not init.shape.is_fully_defined():
                 raise ValueError(f"initial_value must have a shape specified: {init!r} "
                                  f"(Variable {var_name!r}); pass validate_shape=False to allow "
                                  f"an unknown shape")
@@ -84,7 +103,10 @@ class Variable:
                     init.shape):
                 raise ValueError(f"Variable {var_name!r}: initial value shape {init.shape} is "
                                  f"not the expected shape {as_shape(expected_shape)}")
-            shape = init.shape if validate_shape else unknown_shape()
+            if shape is not None:
+                shape = as_shape(shape)
+            else:
+                shape = init.shape if validate_shape else unknown_shape()
             # The storage op takes the scope's own name, as in TensorFlow ("w", "w/read").
             self._variable = _name_like_scope(
                 g, scope, lambda n: state_ops.variable_op_v2(shape, init.dtype, name=n))
@@ -156,6 +178,16 @@ class Variable:
     @property
     def constraint(self) -> Optional[Callable[[Tensor], Tensor]]:
         return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        """When replicas of this variable synchronize (as given at creation)."""
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        """How replicas' updates of this variable combine (as given at creation)."""
+        return self._aggregation
 
     @property
     def initializer(self) -> Operation:
@@ -308,7 +340,7 @@ def _delegate(op_name: str) -> Callable[..., Any]:
         fn = getattr(Tensor, op_name, None)
         if fn is None:
             return NotImplemented
-        return fn(self._snapshot, *args)
+        return fn(_current_read(self), *args)
     method.__name__ = op_name
     method.__doc__ = f"``{op_name}`` applied to the variable's value."
     return method
@@ -318,12 +350,24 @@ for _op in _OPERATORS:
     setattr(Variable, _op, _delegate(_op))
 
 
+def _current_read(v: Variable) -> Tensor:
+    """The tensor an op made now reads ``v`` through: the shared snapshot, or, under
+    ``control_dependencies``, a read of its own made in that scope, so that it sees
+    the updates the scope waits for (a TensorFlow 1.x op reads a reference variable
+    when it runs: ``with tf.control_dependencies([update]): tf.identity(v)`` sees the
+    update)."""
+    g = v.graph
+    if get_default_graph() is g and g._current_control_inputs():
+        return v.read_value()
+    return v._snapshot
+
+
 def _variable_to_tensor(v: Variable, dtype: Any = None, name: Optional[str] = None) -> Tensor:
     if dtype is not None and _dtypes.as_dtype(dtype) is not v.dtype:
         raise ValueError(f"Incompatible type conversion requested to type "
                          f"'{_dtypes.as_dtype(dtype).name}' for variable {v.op.name} of type "
                          f"'{v.dtype.name}'")
-    return v._snapshot
+    return _current_read(v)
 
 
 register_tensor_conversion_function(Variable, _variable_to_tensor)

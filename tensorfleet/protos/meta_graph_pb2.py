@@ -22,6 +22,7 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from tensorfleet.protos import graph_pb2 as tensorfleet_dot_protos_dot_graph__pb2
 from tensorfleet.protos import saver_pb2 as tensorfleet_dot_protos_dot_saver__pb2
 from tensorfleet.protos import tensor_pb2 as tensorfleet_dot_protos_dot_tensor__pb2
@@ -29,7 +30,7 @@ from tensorfleet.protos import tensor_shape_pb2 as tensorfleet_dot_protos_dot_te
 from tensorfleet.protos import types_pb2 as tensorfleet_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#tensorfleet/protos/meta_graph.proto\x12\x0etensorfleet.tf\x1a\x1etensorfleet/protos/graph.proto\x1a\x1etensorfleet/protos/saver.proto\x1a\x1ftensorfleet/protos/tensor.proto\x1a%tensorfleet/protos/tensor_shape.proto\x1a\x1etensorfleet/protos/types.proto\"\xad\x05\n\x0cMetaGraphDef\x12?\n\rmeta_info_def\x18\x01 \x01(\x0b\x32(.tensorfleet.tf.MetaGraphDef.MetaInfoDef\x12+\n\tgraph_def\x18\x02 \x01(\x0b\x32\x18.tensorfleet.tf.GraphDef\x12+\n\tsaver_def\x18\x03 \x01(\x0b\x32\x18.tensorfleet.tf.SaverDef\x12G\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32/.tensorfleet.tf.MetaGraphDef.CollectionDefEntry\x12\x45\n\rsignature_def\x18\x05 \x03(\x0b\x32..tensorfleet.tf.MetaGraphDef.SignatureDefEntry\x12\x34\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x1c.tensorfleet.tf.AssetFileDef\x1a\x93\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aS\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.tensorfleet.tf.CollectionDef:\x02\x38\x01\x1aQ\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.tensorfleet.tf.SignatureDef:\x02\x38\x01\"\x88\x03\n\rCollectionDef\x12;\n\tnode_list\x18\x01 \x01(\x0b\x32&.tensorfleet.tf.CollectionDef.NodeListH\x00\x12=\n\nbytes_list\x18\x02 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.BytesListH\x00\x12=\n\nint64_list\x18\x03 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.Int64ListH\x00\x12=\n\nfloat_list\x18\x04 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.FloatListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x42\x06\n\x04kind\"\xac\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12:\n\ncoo_sparse\x18\x04 \x01(\x0b\x32$.tensorfleet.tf.TensorInfo.CooSparseH\x00\x12\'\n\x05\x64type\x18\x02 \x01(\x0e\x32\x18.tensorfleet.tf.DataType\x12\x36\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32 .tensorfleet.tf.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\xbc\x03\n\x0cSignatureDef\x12\x38\n\x06inputs\x18\x01 \x03(\x0b\x32(.tensorfleet.tf.SignatureDef.InputsEntry\x12:\n\x07outputs\x18\x02 \x03(\x0b\x32).tensorfleet.tf.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12<\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32*.tensorfleet.tf.SignatureDef.DefaultsEntry\x1aI\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo:\x02\x38\x01\x1aJ\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo:\x02\x38\x01\x1aL\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.tensorfleet.tf.TensorProto:\x02\x38\x01\"Q\n\x0c\x41ssetFileDef\x12/\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#tensorfleet/protos/meta_graph.proto\x12\x0etensorfleet.tf\x1a\x19google/protobuf/any.proto\x1a\x1etensorfleet/protos/graph.proto\x1a\x1etensorfleet/protos/saver.proto\x1a\x1ftensorfleet/protos/tensor.proto\x1a%tensorfleet/protos/tensor_shape.proto\x1a\x1etensorfleet/protos/types.proto\"\xd5\x05\n\x0cMetaGraphDef\x12?\n\rmeta_info_def\x18\x01 \x01(\x0b\x32(.tensorfleet.tf.MetaGraphDef.MetaInfoDef\x12+\n\tgraph_def\x18\x02 \x01(\x0b\x32\x18.tensorfleet.tf.GraphDef\x12+\n\tsaver_def\x18\x03 \x01(\x0b\x32\x18.tensorfleet.tf.SaverDef\x12G\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32/.tensorfleet.tf.MetaGraphDef.CollectionDefEntry\x12\x45\n\rsignature_def\x18\x05 \x03(\x0b\x32..tensorfleet.tf.MetaGraphDef.SignatureDefEntry\x12\x34\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x1c.tensorfleet.tf.AssetFileDef\x1a\xbb\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aS\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.tensorfleet.tf.CollectionDef:\x02\x38\x01\x1aQ\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.tensorfleet.tf.SignatureDef:\x02\x38\x01\"\x88\x03\n\rCollectionDef\x12;\n\tnode_list\x18\x01 \x01(\x0b\x32&.tensorfleet.tf.CollectionDef.NodeListH\x00\x12=\n\nbytes_list\x18\x02 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.BytesListH\x00\x12=\n\nint64_list\x18\x03 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.Int64ListH\x00\x12=\n\nfloat_list\x18\x04 \x01(\x0b\x32\'.tensorfleet.tf.CollectionDef.FloatListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x42\x06\n\x04kind\"\xac\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12:\n\ncoo_sparse\x18\x04 \x01(\x0b\x32$.tensorfleet.tf.TensorInfo.CooSparseH\x00\x12\'\n\x05\x64type\x18\x02 \x01(\x0e\x32\x18.tensorfleet.tf.DataType\x12\x36\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32 .tensorfleet.tf.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\xbc\x03\n\x0cSignatureDef\x12\x38\n\x06inputs\x18\x01 \x03(\x0b\x32(.tensorfleet.tf.SignatureDef.InputsEntry\x12:\n\x07outputs\x18\x02 \x03(\x0b\x32).tensorfleet.tf.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12<\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32*.tensorfleet.tf.SignatureDef.DefaultsEntry\x1aI\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo:\x02\x38\x01\x1aJ\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo:\x02\x38\x01\x1aL\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.tensorfleet.tf.TensorProto:\x02\x38\x01\"Q\n\x0c\x41ssetFileDef\x12/\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x1a.tensorfleet.tf.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,36 +51,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
   _globals['_SIGNATUREDEF_DEFAULTSENTRY']._loaded_options = None
   _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_options = b'8\001'
-  _globals['_METAGRAPHDEF']._serialized_start=224
-  _globals['_METAGRAPHDEF']._serialized_end=909
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=594
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=741
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=743
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=826
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=828
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=909
-  _globals['_COLLECTIONDEF']._serialized_start=912
-  _globals['_COLLECTIONDEF']._serialized_end=1304
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1179
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1204
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1206
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1232
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1234
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1264
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1266
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1296
-  _globals['_TENSORINFO']._serialized_start=1307
-  _globals['_TENSORINFO']._serialized_end=1607
-  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1494
-  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1595
-  _globals['_SIGNATUREDEF']._serialized_start=1610
-  _globals['_SIGNATUREDEF']._serialized_end=2054
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1827
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1900
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1902
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=1976
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=1978
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2054
-  _globals['_ASSETFILEDEF']._serialized_start=2056
-  _globals['_ASSETFILEDEF']._serialized_end=2137
+  _globals['_METAGRAPHDEF']._serialized_start=251
+  _globals['_METAGRAPHDEF']._serialized_end=976
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=621
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=808
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=810
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=893
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=895
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=976
+  _globals['_COLLECTIONDEF']._serialized_start=979
+  _globals['_COLLECTIONDEF']._serialized_end=1371
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1246
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1271
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1273
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1299
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1301
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1331
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1333
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1363
+  _globals['_TENSORINFO']._serialized_start=1374
+  _globals['_TENSORINFO']._serialized_end=1674
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1561
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1662
+  _globals['_SIGNATUREDEF']._serialized_start=1677
+  _globals['_SIGNATUREDEF']._serialized_end=2121
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1894
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1967
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1969
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2043
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2045
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2121
+  _globals['_ASSETFILEDEF']._serialized_start=2123
+  _globals['_ASSETFILEDEF']._serialized_end=2204
 # @@protoc_insertion_point(module_scope)

@@ -18,11 +18,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Un
 
 from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
-from tensorfleet.kernels.numpy import functional_kernels
 from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelContext,
                                           StepState, get_kernel, resolve_kernel,
-                                          set_current_step)
+                                          set_current_step, set_plan_builder)
 from tensorfleet.runtime import process
+from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR, checking_kernel
 
 ASYNC_OPS = {"_Recv"}
 # Receives block on other tasks for as long as a step lasts; a large pool
@@ -239,6 +239,8 @@ class Plan:
                                       tuple(op.inputs[i] in mutated
                                             and order.needs_copy(op, op.inputs[i])
                                             for i in deref))
+            if op.attrs.get(CHECK_NUMERICS_ATTR) and op.type not in ASYNC_OPS:
+                kern = checking_kernel(kern, op)
             n = len(op.outputs)
             # An op's outputs get consecutive slots of their own. A fed output keeps
             # its feed slot for its readers: the value it computes is not used.
@@ -505,17 +507,21 @@ def _as_op_error(e: BaseException, op: Optional[Operation]) -> errors.OpError:
 
 
 
-def _sub_plan(fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor],
-              resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
-              owner: Any) -> Plan:
+def sub_plan(fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor],
+             resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
+             owner: Any) -> Plan:
+    """The plan of a sub-graph run by a kernel (a ``While`` body, a ``tf.data`` map
+    function): the ops ``fetches`` and ``targets`` need, fed ``feeds``."""
     plan = Plan(prune(fetches, targets, set(feeds)), feeds, fetches, resources, op_state, owner)
     plan.dead_fetches_ok = True
     return plan
 
 
+set_plan_builder(sub_plan)
+
+
 # Functional ops (While) run sub-graphs with plans of their own; kernels sit above
 # this layer, so it hands them the way to build one.
-functional_kernels.set_plan_builder(_sub_plan)
 
 
 __all__ = ["Plan", "prune", "topological_order"]

@@ -39,6 +39,14 @@ def register_session_factory(prefix: str, factory: Callable[..., Any],
         rt.session_resetters[prefix] = reset
 
 
+def _session_factory(target: str) -> Any:
+    """The backend factory registered for ``target``'s scheme, or None (the ``grpc://``
+    backend registers itself when ``tensorfleet.distributed.remote`` is imported, as the
+    first use of a public ``tensorfleet`` name does)."""
+    return next((f for p, f in process.current().session_factories.items()
+                 if target.startswith(p)), None)
+
+
 class LocalBackend:
     """Runs steps in this process, with its own resource manager and plan cache.
 
@@ -169,6 +177,20 @@ def _to_user_value(v: Any) -> Any:
     return v
 
 
+def _string_feed(t: Tensor, value: Any) -> np.ndarray:
+    """A string feed as TensorFlow holds it: an object array of bytes, ``str`` elements
+    encoded as UTF-8 (so a fed ``'a'`` equals the constant ``'a'``)."""
+    arr = np.array(value, dtype=object)  # a copy: the caller's array stays as it was
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif not isinstance(v, bytes):
+            raise TypeError(f"Cannot feed {type(v).__name__} value {v!r} to Tensor "
+                            f"{t.name!r} of dtype string: its elements must be str or bytes")
+    return arr
+
+
 def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
     """Checks and converts one feed; ValueError/TypeError naming the tensor and shapes."""
     if isinstance(value, (Tensor, Operation)):
@@ -177,7 +199,7 @@ def convert_feed_value(t: Tensor, value: Any) -> np.ndarray:
                         f"(feeding {t.name})")
     dt = t.dtype
     if dt is _dtypes.string:
-        arr = np.asarray(value, dtype=object)
+        arr = _string_feed(t, value)
     else:
         src = np.asarray(value)
         if src.dtype.kind in "OSU":
@@ -233,8 +255,7 @@ class BaseSession:
         if not self._target:
             self._backend: Any = LocalBackend(self._graph, config)
         else:
-            factory = next((f for p, f in process.current().session_factories.items()
-                            if self._target.startswith(p)), None)
+            factory = _session_factory(self._target)
             if factory is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"No session factory registered for the given session target "

@@ -28,8 +28,10 @@ from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework import tensor_proto as _tp
 from tensorfleet.framework import tensorflow_graph_export as tge
+from tensorfleet.framework import tensorflow_saver_graph as tsg
+from tensorfleet.framework.tensorflow_saver_graph import node_of as _node_of
 from tensorfleet.kernels.atomic_file import atomic_replace, atomic_write
-from tensorfleet.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
+from tensorfleet.protos import meta_graph_pb2, saved_model_pb2
 from tensorfleet.platform import tensor_bundle as bundle
 
 logger = logging.getLogger(__name__)
@@ -54,12 +56,6 @@ def write_variables(export_dir: str, values: Dict[str, np.ndarray]) -> None:
     atomic_write(bundle.index_path(prefix), bundle.build_index(1, entries))
 
 
-def _node_of(tensor_name: str) -> str:
-    name = tensor_name[1:] if tensor_name.startswith("^") else tensor_name
-    base, sep, idx = name.rpartition(":")
-    return base if sep and idx.isdigit() else name
-
-
 def _needed(nodes: Sequence[Dict[str, Any]], roots: Set[str]) -> List[Dict[str, Any]]:
     """The nodes ``roots`` need (themselves and their ancestors), in graph order."""
     by_name = {n["name"]: n for n in nodes}
@@ -73,52 +69,6 @@ def _needed(nodes: Sequence[Dict[str, Any]], roots: Set[str]) -> List[Dict[str, 
         stack.extend(_node_of(i) for i in by_name[name].get("input", [])
                      if _node_of(i) in by_name)
     return [n for n in nodes if n["name"] in keep]
-
-
-def _unique(taken: Set[str], name: str) -> str:
-    base, k = name, 1
-    while name in taken or any(t.startswith(name + "/") for t in taken):
-        name = f"{base}_{k}"
-        k += 1
-    return name
-
-
-def _add_restore(gd: Any, variables: List[Dict[str, Any]]) -> Any:
-    """TensorFlow's restore ops for ``variables`` (VariableV2 nodes); their SaverDef."""
-    taken = {n.name for n in gd.node}
-    scope = _unique(taken, "save")
-    names = [v["name"] for v in variables]
-    dtypes = [_dtypes.as_dtype(v["out"][0][0]) for v in variables]
-
-    def const(name: str, value: Any) -> str:
-        node = gd.node.add(name=f"{scope}/{name}", op="Const")
-        proto = _tp.make_tensor_proto(value)
-        node.attr["value"].tensor.CopyFrom(proto)
-        node.attr["dtype"].type = proto.dtype
-        return node.name
-
-    filename = const("Const", np.array(b"model", dtype=object))
-    tensor_names = const("RestoreV2/tensor_names",
-                         np.array([n.encode() for n in names], dtype=object))
-    slices = const("RestoreV2/shape_and_slices", np.array([b""] * len(names), dtype=object))
-    restore = gd.node.add(name=f"{scope}/RestoreV2", op="RestoreV2",
-                          input=[filename, tensor_names, slices])
-    restore.attr["dtypes"].list.type.extend(d.enum for d in dtypes)
-    assigns = []
-    for i, (name, dt) in enumerate(zip(names, dtypes)):
-        a = gd.node.add(name=f"{scope}/Assign_{i}" if i else f"{scope}/Assign", op="Assign",
-                        input=[name, f"{restore.name}:{i}"])
-        a.attr["T"].type = dt.enum
-        a.attr["validate_shape"].b = True
-        a.attr["use_locking"].b = True
-        assigns.append(a.name)
-    group = gd.node.add(name=f"{scope}/restore_all", op="NoOp",
-                        input=["^" + a for a in assigns])
-    return saver_pb2.SaverDef(filename_tensor_name=filename + ":0",
-                              save_tensor_name=filename + ":0",
-                              restore_op_name=group.name, max_to_keep=5,
-                              keep_checkpoint_every_n_hours=10000.0,
-                              version=saver_pb2.SaverDef.V2)
 
 
 def _tensor_info(plain: Dict[str, Any]) -> Any:
@@ -154,7 +104,8 @@ def meta_graph_def(meta: Dict[str, Any]) -> Any:
     mg.meta_info_def.meta_graph_version = "v1"
     mg.meta_info_def.tags.extend(meta["tags"])
     mg.meta_info_def.tensorflow_version = "1.15.0"
-    mg.saver_def.CopyFrom(_add_restore(gd, variables))
+    entries = [tsg.SavedEntry(v["name"], v["name"], v["out"][0][0]) for v in variables]
+    mg.saver_def.CopyFrom(tsg.add_tensorflow_saver(gd, entries, with_save=False))
     mg.graph_def.CopyFrom(gd)
     for key, sig in meta["signature_def"].items():
         sd = mg.signature_def[key]
@@ -248,38 +199,6 @@ def read_saved_model(export_dir: str) -> Any:
                   f"{{{SAVED_MODEL_PB}|{SAVED_MODEL_PBTXT}}}")
 
 
-def _const_strings(node: Any, what: str) -> List[str]:
-    values = _tp.make_ndarray(node.attr["value"].tensor, what).reshape(-1)
-    return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
-
-
-def _saved_names(nodes: Dict[str, Any], saver_def: Any) -> Dict[str, Any]:
-    """Variable node -> (checkpoint key, slice spec), from the graph's restore ops."""
-    out: Dict[str, Any] = {}
-    for node in nodes.values():
-        if node.op not in _ASSIGN_OPS or len(node.input) < 2:
-            continue
-        src = node.input[1]
-        while True:
-            base = _node_of(src)
-            producer = nodes.get(base)
-            if producer is None or producer.op != "Identity":
-                break
-            src = producer.input[0]
-        base, sep, idx = src.rpartition(":")
-        if not sep or not idx.isdigit():
-            base, idx = src, "0"
-        restore = nodes.get(base)
-        if restore is None or restore.op != "RestoreV2":
-            continue
-        names = _const_strings(nodes[_node_of(restore.input[1])], f"node {restore.name}")
-        specs = _const_strings(nodes[_node_of(restore.input[2])], f"node {restore.name}")
-        var = _node_of(node.input[0])
-        if int(idx) < len(names):
-            out[var] = (names[int(idx)], specs[int(idx)] if int(idx) < len(specs) else "")
-    return out
-
-
 def _value(index: Any, key: str, spec: str, what: str) -> np.ndarray:
     if not spec:
         return index.read(key)
@@ -327,7 +246,7 @@ def load_tensorflow_saved_model(sess: Any, tags: Sequence[str], export_dir: str)
              for i in list(sig.inputs.values()) + list(sig.outputs.values())}
     plain = [{"name": n.name, "input": list(n.input)} for n in mg.graph_def.node]
     keep = {n["name"] for n in _needed(plain, roots)}
-    saved = _saved_names(nodes, mg.saver_def)
+    saved = tsg.restored_names(nodes)
     index = bundle.read_index(os.path.join(export_dir, VARIABLES_PREFIX))
     gd = graph_pb2.GraphDef()
     for node in mg.graph_def.node:

@@ -165,9 +165,10 @@ class StopAtStepHook(SessionRunHook):
 
     def _restored_at_last_step(self) -> bool:
         """Whether the checkpoint directory held the last step before this run (a rerun
-        into an old directory); True when there is no directory to tell by."""
+        into an old directory). Without a directory nothing was restored, so a global
+        step already at the last step was reached by the other workers of this job."""
         if not self.checkpoint_dir:
-            return True
+            return False
         latest = cm.latest_checkpoint(self.checkpoint_dir)
         if latest is None:
             return False

@@ -18,17 +18,20 @@ value in the checkpoint or a saved value has no object.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from tensorfleet import dtypes as _dtypes
-from tensorfleet.framework.graph import GraphKeys
+from tensorfleet.framework.graph import GraphKeys, device
 from tensorfleet.ops.control_flow_ops import group
 from tensorfleet.ops.variables import Variable, is_variable_initialized
 from tensorfleet.runtime.session import get_default_session
 from tensorfleet.training.checkpoint_management import NewCheckpointReader
+from tensorfleet.training.checkpoint_options import CheckpointOptions, io_device_of
+from tensorfleet.training.python_state import KEY_SUFFIX, PythonState, PythonStateSlot
 from tensorfleet.training.saver import Saver
 
 logger = logging.getLogger(__name__)
@@ -90,9 +93,15 @@ class CheckpointLoadStatus:
         return self
 
     def run_restore_ops(self, session: Any = None) -> None:
-        """Assigns the saved values to the matched variables."""
+        """Assigns the saved values to the matched variables (and hands the saved
+        strings of ``PythonState`` objects to their ``deserialize``)."""
         if self._saver is not None:
-            self._saver.restore(_session(session, "run_restore_ops"), self._save_path)
+            sess = _session(session, "run_restore_ops")
+            self._saver.restore(sess, self._save_path)
+            for key in self._matched:
+                slot = self._checkpoint._slots_by_key().get(key)
+                if slot is not None:
+                    slot.load(sess)
 
     def initialize_or_restore(self, session: Any = None) -> None:
         """Restores the matched variables and initialises the tracked ones the checkpoint
@@ -116,11 +125,13 @@ class Checkpoint:
 
     def __init__(self, **kwargs: Any):
         for name, obj in kwargs.items():
-            if not (isinstance(obj, (Variable, Checkpoint)) or
+            if not (isinstance(obj, (Variable, Checkpoint, PythonState)) or
                     _object_variables(obj) is not None):
                 raise ValueError(f"Checkpoint: {name}={obj!r} is not trackable; pass "
-                                 f"Variables, Checkpoints or objects with `variables`")
+                                 f"Variables, Checkpoints, PythonStates or objects with "
+                                 f"`variables`")
         self._children = dict(kwargs)
+        self._slots: Dict[str, PythonStateSlot] = {}
         self._save_counter: Optional[Variable] = None
         self._counter_ops: Optional[tuple] = None
         self._savers: Dict[tuple, Saver] = {}
@@ -154,6 +165,8 @@ class Checkpoint:
         for name, obj in self._children.items():
             if isinstance(obj, Variable):
                 out[f"{prefix}{name}{_SUFFIX}"] = obj
+            elif isinstance(obj, PythonState):
+                out[f"{prefix}{name}{KEY_SUFFIX}"] = self._slot(name).variable
             elif isinstance(obj, Checkpoint):
                 out.update(obj._tracked(f"{prefix}{name}/"))
             else:
@@ -161,30 +174,61 @@ class Checkpoint:
                     out[f"{prefix}{name}/{v.op.name}{_SUFFIX}"] = v
         return out
 
-    def _saver_for(self, var_list: Dict[str, Any]) -> Saver:
-        key = tuple(sorted(var_list))
+    def _slot(self, name: str) -> PythonStateSlot:
+        if name not in self._slots:
+            self._slots[name] = PythonStateSlot(self._children[name], name)
+        return self._slots[name]
+
+    def _slots_by_key(self, prefix: str = "") -> Dict[str, PythonStateSlot]:
+        """Every ``PythonState`` slot of this checkpoint and the nested ones, by key."""
+        out: Dict[str, PythonStateSlot] = {}
+        for name, obj in self._children.items():
+            if isinstance(obj, PythonState):
+                out[f"{prefix}{name}{KEY_SUFFIX}"] = self._slot(name)
+            elif isinstance(obj, Checkpoint):
+                out.update(obj._slots_by_key(f"{prefix}{name}/"))
+        return out
+
+    def _store_python_state(self, sess: Any) -> None:
+        for slot in self._slots_by_key().values():
+            slot.store(sess)
+
+    def _saver_for(self, var_list: Dict[str, Any],
+                   options: Optional[CheckpointOptions] = None) -> Saver:
+        io_device = io_device_of(options)
+        key = (tuple(sorted(var_list)), io_device)
         if key not in self._savers:
-            self._savers[key] = Saver(var_list, sharded=False, max_to_keep=None)
+            # device(None) would clear the caller's device scopes: only an io device
+            # given in the options changes where the save ops go.
+            with device(io_device) if io_device else contextlib.nullcontext():
+                self._savers[key] = Saver(var_list, sharded=False, max_to_keep=None)
         return self._savers[key]
 
-    def write(self, file_prefix: str, session: Any = None) -> str:
-        """Saves the tracked variables (and ``save_counter``) to ``file_prefix``."""
+    def write(self, file_prefix: str, session: Any = None,
+              options: Optional[CheckpointOptions] = None) -> str:
+        """Saves the tracked variables (and ``save_counter``) to ``file_prefix``; the save
+        ops go on ``options.experimental_io_device`` when given."""
         sess = _session(session, "write")
         var_list = self._tracked()
+        self._store_python_state(sess)
         var_list[_COUNTER + _SUFFIX] = self._ready_counter(sess)
-        return self._saver_for(var_list).save(sess, file_prefix, write_meta_graph=False,
-                                              write_state=False)
+        return self._saver_for(var_list, options).save(sess, file_prefix,
+                                                       write_meta_graph=False,
+                                                       write_state=False)
 
-    def save(self, file_prefix: str, session: Any = None) -> str:
+    def save(self, file_prefix: str, session: Any = None,
+             options: Optional[CheckpointOptions] = None) -> str:
         """Increments ``save_counter`` and saves to ``file_prefix-<save_counter>``,
         recording it in the directory's ``checkpoint`` state file."""
         sess = _session(session, "save")
+        io_device_of(options)  # a wrong type fails before the counter moves
         counter = self._ready_counter(sess)
         n = int(sess.run(self._counter_ops[1]))
         var_list = self._tracked()
+        self._store_python_state(sess)
         var_list[_COUNTER + _SUFFIX] = counter
-        return self._saver_for(var_list).save(sess, file_prefix, global_step=n,
-                                              write_meta_graph=False)
+        return self._saver_for(var_list, options).save(sess, file_prefix, global_step=n,
+                                                       write_meta_graph=False)
 
     def restore(self, save_path: Optional[str]) -> CheckpointLoadStatus:
         """Matches the checkpoint ``save_path`` (None: nothing to restore) with the

@@ -35,6 +35,7 @@ from tensorfleet.ops import collective_ops, state_ops
 from tensorfleet.training.optimizer import Optimizer
 from tensorfleet.training.session_run_hook import SessionRunHook
 from tensorfleet.collectives import registry, strategy
+from tensorfleet.collectives.buckets import plan_buckets, static_nbytes
 from tensorfleet.ops.array_indexing_ops import unsorted_segment_sum
 from tensorfleet.ops.control_flow_ops import group
 from tensorfleet.ops.variables import global_variables
@@ -42,40 +43,6 @@ from tensorfleet.ops.variables import global_variables
 logger = logging.getLogger(__name__)
 
 DEFAULT_FUSION_THRESHOLD = 64 << 20
-
-
-def plan_buckets(items: Sequence[Tuple[Optional[int], Any]], threshold: int) -> List[List[int]]:
-    """Indices of ``items`` grouped into buckets, keeping their order.
-
-    Args:
-      items: ``(nbytes, dtype)`` per tensor, in the order the tensors become
-        ready; ``nbytes`` None (shape unknown when the graph is built) puts the
-        tensor in a bucket of its own.
-      threshold: the largest bucket in bytes; 0 or less disables fusion (one
-        bucket per tensor). A tensor bigger than the threshold gets its own.
-
-    A bucket closes when the next tensor has another dtype or would take it
-    past ``threshold``: a bucket's reduction can start as soon as its last
-    tensor is ready, so buckets are consecutive runs rather than a packing.
-    """
-    buckets: List[List[int]] = []
-    current: List[int] = []
-    size, dtype = 0, None
-    for i, (nbytes, dt) in enumerate(items):
-        fits = (threshold > 0 and nbytes is not None and current and dt == dtype
-                and size + nbytes <= threshold)
-        if not fits:
-            if current:
-                buckets.append(current)
-            current, size, dtype = [], 0, dt
-        current.append(i)
-        size += nbytes or 0
-        if nbytes is None or threshold <= 0:
-            buckets.append(current)
-            current, size, dtype = [], 0, None
-    if current:
-        buckets.append(current)
-    return buckets
 
 
 class Compression:
@@ -88,13 +55,6 @@ class Compression:
 def _default_group_key() -> str:
     current = strategy.current_strategy()
     return current.group_key if current is not None else collective_ops.DEFAULT_GROUP_KEY
-
-
-def _static_nbytes(t: Tensor) -> Optional[int]:
-    shape = t.shape
-    if not shape.is_fully_defined():
-        return None
-    return int(shape.num_elements()) * t.dtype.size
 
 
 def _schedule_when_ready(op: Operation, order: float) -> None:
@@ -203,7 +163,7 @@ class DistributedOptimizer(Optimizer):
         # Backprop order: the executor runs gradient ops in creation order.
         dense.sort(key=lambda i: out[i][0].op.schedule_key)
         grads = [out[i][0] for i in dense]
-        buckets = plan_buckets([(_static_nbytes(g), g.dtype.name) for g in grads],
+        buckets = plan_buckets([(static_nbytes(g), g.dtype.name) for g in grads],
                                       self._threshold)
         logger.debug("reducing %d gradients in %d buckets", len(grads), len(buckets))
         if not self._overlap:

@@ -1,8 +1,10 @@
 """``tf.train.export_meta_graph`` / ``tf.train.import_meta_graph``.
 
 A meta graph is the graph def, the Saver's description and the graph's
-collections, in one JSON document (the ``.meta`` file a ``Saver`` writes beside
-each checkpoint). Importing it rebuilds the ops, then the collections: variables
+collections (the ``.meta`` file a ``Saver`` writes beside each checkpoint, in
+TensorFlow's ``MetaGraphDef`` format; see ``meta_graph_def``). Meta graphs TensorFlow
+wrote are imported by ``tensorflow_meta_graph_import``. Importing one of
+tensorfleet's rebuilds the ops, then the collections: variables
 become ``Variable`` objects and queue runners ``QueueRunner`` objects over the
 imported nodes, tensors and operations are looked up by name. So
 ``get_collection("train_op")`` and the global step work again, and training
@@ -23,9 +25,10 @@ from tensorfleet.ops.data_flow_ops import QueueBase
 from tensorfleet.ops.variables import Variable
 from tensorfleet.training.queue_runner import QueueRunner
 from tensorfleet.training.saver import Saver
+from tensorfleet.training.tensorflow_meta_graph_import import import_tensorflow_meta_graph
 # Where they have always been found.
 from tensorfleet.training.meta_graph_def import (  # noqa: F401
-    MetaGraphDef, export_meta_graph, read_meta_graph_file)
+    MetaGraphDef, export_meta_graph, parse_meta_graph, read_meta_graph_file)
 
 logger = logging.getLogger(__name__)
 
@@ -90,9 +93,11 @@ def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = Fals
                              input_map: Optional[Dict[str, Any]] = None
                              ) -> Dict[str, Variable]:
     """Imports the graph and collections; returns the restored variables by name."""
-    meta = (read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str)
-            else MetaGraphDef(meta_graph_or_file))
+    meta = _meta_graph(meta_graph_or_file)
     g = graph or get_default_graph()
+    if meta.is_tensorflow_only:
+        return import_tensorflow_meta_graph(meta.tensorflow, g, import_scope, clear_devices,
+                                            input_map)[0]
     gd = GraphDef(json.loads(json.dumps(meta.graph_def)))
     if clear_devices:
         for n in gd.node:
@@ -105,6 +110,18 @@ def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = Fals
         check_user_import(gd, g)
         _ser.import_graph_def(gd, graph=g, name_prefix=prefix)
     return _restore_collections(g, meta.collection_def, prefix, scope)
+
+
+def _meta_graph(meta_graph_or_file: Any) -> MetaGraphDef:
+    """A path, a tensorfleet ``MetaGraphDef``, a plain dict or TensorFlow's message."""
+    if isinstance(meta_graph_or_file, str):
+        return read_meta_graph_file(meta_graph_or_file)
+    if isinstance(meta_graph_or_file, (bytes, bytearray)):
+        return parse_meta_graph(meta_graph_or_file, "<bytes>")
+    if hasattr(meta_graph_or_file, "SerializeToString") and \
+            not isinstance(meta_graph_or_file, dict):
+        return parse_meta_graph(meta_graph_or_file.SerializeToString(), "<MetaGraphDef>")
+    return MetaGraphDef(meta_graph_or_file)
 
 
 def _saver_var_list(g: Graph, saver_def: Dict[str, Any], prefix: str,
@@ -141,9 +158,19 @@ def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
     input_map = kwargs.pop("input_map", None)
     if kwargs:
         raise TypeError(f"import_meta_graph got unexpected arguments {sorted(kwargs)}")
-    meta = (read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str)
-            else MetaGraphDef(meta_graph_or_file))
+    meta = _meta_graph(meta_graph_or_file)
     g = get_default_graph()
+    if meta.is_tensorflow_only:
+        tf_sd = meta.tensorflow.saver_def
+        variables, var_list = import_tensorflow_meta_graph(meta.tensorflow, g, import_scope,
+                                                           clear_devices, input_map)
+        if not variables:
+            return None
+        with g.as_default():
+            return Saver(var_list=var_list or None, sharded=bool(tf_sd.sharded),
+                         max_to_keep=tf_sd.max_to_keep or None,
+                         keep_checkpoint_every_n_hours=float(
+                             tf_sd.keep_checkpoint_every_n_hours or 10000.0))
     variables = import_scoped_meta_graph(meta, clear_devices, g, import_scope, input_map)
     if not variables:
         return None

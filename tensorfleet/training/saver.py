@@ -23,7 +23,6 @@ All ops are built when the Saver is constructed (or at ``build()`` with
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import secrets
@@ -35,12 +34,12 @@ import numpy as np
 from tensorfleet import dtypes as _dtypes
 from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, GraphKeys, get_default_graph
-from tensorfleet.framework.graph_def import meta_graph_to_plain
 from tensorfleet.kernels.numpy.io_kernels import os_error
 from tensorfleet.ops import array_ops, control_flow_ops, io_ops, state_ops
 from tensorfleet.platform import tensor_bundle as bundle
 from tensorfleet.training import checkpoint_management as cm
-from tensorfleet.training.meta_graph_def import MetaGraphDef, export_meta_graph
+from tensorfleet.training.meta_graph_def import (MetaGraphDef, export_meta_graph,
+                                                 write_meta_graph_file)
 
 logger = logging.getLogger(__name__)
 
@@ -584,14 +583,13 @@ class Saver:
         try:
             # Every collection with a plain form (variables, train_op, global step...)
             # goes in, so tf.train.import_meta_graph can resume training from it.
-            doc = meta_graph_to_plain(g, self.as_saver_def().to_plain())
-            data = json.dumps(doc).encode("utf-8")
+            meta = export_meta_graph(saver_def=self.as_saver_def(), graph=g)
         except (TypeError, ValueError) as e:
             logger.warning("Not writing meta graph %s: the graph is not plain data (%s)",
                            path, e)
             return
         try:
-            cm.atomic_write(path, data)
+            write_meta_graph_file(path, meta)
         except OSError as e:
             raise os_error(e, f"Failed to write meta graph {path}") from None
 

@@ -28,6 +28,8 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Graph, get_default_graph
 from tensorfleet.ops.summary_ops import proto_class
 from tensorfleet.ops.tbx_loader import tbx_module
+from tensorfleet.protos import graph_pb2 as tf_graph_pb2
+from tensorfleet.protos import meta_graph_pb2
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +69,10 @@ def graph_def_proto(graph: Any) -> Any:
     ``tf.train.write_graph`` writes it (names, op types, inputs, devices and attrs,
     dtypes and shapes included), for TensorBoard's graph view.
 
-    ``graph`` is a ``Graph``, a graph def as ``Graph.as_graph_def()`` returns it, or
-    a TensorBoard ``GraphDef`` already (returned as it is).
+    ``graph`` is a ``Graph``, a graph def as ``Graph.as_graph_def()`` returns it,
+    TensorFlow's ``GraphDef`` message (``tensorfleet.protos.graph_pb2``, as read from a
+    frozen graph or a ``.meta`` file), or a TensorBoard ``GraphDef`` already (returned
+    as it is).
 
     Raises:
       TypeError: for anything else.
@@ -78,6 +82,8 @@ def graph_def_proto(graph: Any) -> Any:
     graph_pb2 = tbx_module("proto.graph_pb2")
     if isinstance(graph, graph_pb2.GraphDef):
         return graph
+    if isinstance(graph, tf_graph_pb2.GraphDef):
+        return graph_pb2.GraphDef.FromString(graph.SerializeToString())
     if not isinstance(graph, (dict, Graph)):
         raise TypeError(f"Expected a tf.Graph or a GraphDef, got {type(graph).__name__}")
     msg = getattr(graph, "tensorflow", None)
@@ -207,6 +213,26 @@ class FileWriter:
             raise ValueError("add_graph needs a graph or a graph_def")
         ev = proto_class("Event")(wall_time=time.time(),
                                   graph_def=graph_def_proto(graph).SerializeToString())
+        if global_step is not None:
+            ev.step = int(global_step)
+        self.add_event(ev)
+
+    def add_meta_graph(self, meta_graph_def: Any, global_step: Optional[int] = None) -> None:
+        """Writes a meta graph (``tf.train.export_meta_graph``'s result, or TensorFlow's
+        ``MetaGraphDef`` message) as TensorFlow's ``MetaGraphDef``, from which
+        TensorBoard's graph view reads the graph when no graph event holds it.
+
+        Raises:
+          TypeError: ``meta_graph_def`` is not a meta graph.
+        """
+        if isinstance(meta_graph_def, meta_graph_pb2.MetaGraphDef):
+            data = meta_graph_def.SerializeToString()
+        elif isinstance(meta_graph_def, dict) and hasattr(meta_graph_def, "tensorflow"):
+            data = meta_graph_def.SerializeToString()
+        else:
+            raise TypeError(f"add_meta_graph needs a MetaGraphDef, got "
+                            f"{type(meta_graph_def).__name__}")
+        ev = proto_class("Event")(wall_time=time.time(), meta_graph_def=data)
         if global_step is not None:
             ev.step = int(global_step)
         self.add_event(ev)

@@ -41,3 +41,19 @@ def test_conv_transpose_dispatches_by_rank_and_other_names():
         tf.nn.conv_transpose(np.ones((2, 2)), np.ones((1, 1)), [2, 2], 1)
     assert tf.train.queue_runner.QueueRunner is tf.train.QueueRunner
     assert tf.io.gfile.join("a", "b", "c.txt") == "a/b/c.txt"
+
+
+def test_io_image_decoders_are_the_image_ones():
+    import io as _io
+    from PIL import Image
+    for n in ("decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_webp",
+              "extract_jpeg_shape", "is_jpeg"):
+        assert getattr(tf.io, n) is getattr(tf.image, n), n
+    img = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    bmp, jpg = _io.BytesIO(), _io.BytesIO()
+    Image.fromarray(img).save(bmp, format="BMP")
+    Image.fromarray(img).save(jpg, format="JPEG")
+    with tf.Graph().as_default(), tf.Session() as s:
+        np.testing.assert_array_equal(s.run(tf.io.decode_bmp(bmp.getvalue())), img)
+        assert s.run(tf.io.extract_jpeg_shape(jpg.getvalue())).tolist() == [2, 4, 3]
+        assert s.run(tf.io.is_jpeg(jpg.getvalue())) and not s.run(tf.io.is_jpeg(bmp.getvalue()))

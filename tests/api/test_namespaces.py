@@ -77,6 +77,7 @@ NESTED = {"io_gfile": ("io", "gfile"), "distribute_experimental": ("distribute",
           "train_experimental": ("train", "experimental"),
           "mixed_precision_experimental": ("mixed_precision", "experimental"),
           "lookup_experimental": ("lookup", "experimental"),
+          "layers_experimental": ("layers", "experimental"),
           "types_experimental": ("types", "experimental")}
 # tf.keras.<parent> and the modules under it (keras_applications_resnet is
 # tf.keras.applications.resnet, keras_datasets_boston_housing tf.keras.datasets.boston_housing)

@@ -117,7 +117,7 @@ def test_request_fields_of_wrong_type(cluster):
 
 
 def test_cluster_spec_mismatch_is_detected_at_connection(cluster):
-    other = dict(cluster.spec.as_cluster_def())
+    other = dict(cluster.spec.to_plain())
     other["job"] = other["job"] + [{"name": "intruder", "tasks": {"0": "localhost:1"}}]
     g = tf.Graph()
     with g.as_default():

@@ -99,7 +99,7 @@ def test_softmax_along_another_axis_is_refused():
 
 
 def test_tensorboard_gets_the_graph_with_its_attrs(tmp_path):
-    from tensorboardX.proto import graph_pb2
+    from tensorfleet.protos import graph_pb2
     from tensorfleet.training.summary_io import FileWriter, summary_iterator
     with tf.Graph().as_default() as g:
         x = tf.placeholder(tf.float32, [None, 3], name="x")

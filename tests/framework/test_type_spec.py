@@ -54,9 +54,12 @@ def test_dataset_structure():
         assert isinstance(spec, tf.data.DatasetSpec) and spec.element_spec == structure
         assert spec.value_type is tf.data.Dataset
     e = tf.data.experimental
-    assert (e.TensorStructure, e.SparseTensorStructure, e.Structure, e.DatasetStructure,
-            e.OptionalStructure, e.TensorArrayStructure) == (
-        tf.TensorSpec, tf.SparseTensorSpec, tf.TypeSpec, tf.data.DatasetSpec, tf.OptionalSpec,
-        tf.TensorArraySpec)
+    assert (e.Structure, e.DatasetStructure, e.OptionalStructure) == (
+        tf.TypeSpec, tf.data.DatasetSpec, tf.OptionalSpec)
+    # The TF 1.x constructors take the dtype first.
+    assert e.TensorStructure(tf.int32, [2]) == tf.TensorSpec([2], tf.int32)
+    assert e.SparseTensorStructure(tf.int32, [2, 3]) == tf.SparseTensorSpec([2, 3], tf.int32)
+    assert e.TensorArrayStructure(tf.int32, [2], True, False) == tf.TensorArraySpec(
+        [2], tf.int32, True, False)
     with pytest.raises(TypeError, match="needs a tf.data.Dataset"):
         e.get_structure([1, 2])

@@ -78,7 +78,8 @@ def test_crop_and_resize_integer_image_static_shape_and_tf_numbers():
 
 
 def test_crop_and_resize_gradients():
-    img = R.rand(2, 5, 6, 2)
+    # Its own generator: the module's one is in whatever state earlier tests left it.
+    img = np.random.RandomState(5).rand(2, 5, 6, 2)
     boxes = np.array([[0.13, 0.21, 0.77, 0.88], [0.9, 0.7, 0.22, 0.14],
                       [-0.13, 0.31, 0.61, 1.17]])
     bi = np.array([0, 1, 1], np.int32)
@@ -86,7 +87,11 @@ def test_crop_and_resize_gradients():
     def build(im, bx):
         return tf.image.crop_and_resize(im, tf.cast(bx, tf.float32), bi, [3, 4])
 
-    check_gradients(build, [img, boxes], delta=1e-3, rtol=1e-2, atol=2e-3)
+    # The crops are float32 whatever the image's dtype, so a difference quotient over a
+    # small step carries float32 rounding; the crops are linear in the image, so a large
+    # step is exact there.
+    check_gradients(lambda im: build(im, boxes), [img], delta=0.25)
+    check_gradients(lambda bx: build(img, bx), [boxes], delta=1e-3, rtol=1e-2, atol=2e-3)
     check_gradients(lambda im: tf.image.crop_and_resize(
         im, boxes.astype(np.float32), bi, [3, 4], method="nearest"), [img])
 

@@ -145,7 +145,7 @@ def test_resize_errors():
     with pytest.raises(ValueError, match="not implemented"):
         tf.image.resize_images(tf.zeros([4, 4, 1]), [2, 2], method=7)
     with pytest.raises(ValueError, match="half_pixel_centers"):
-        tf.image.resize_bilinear(tf.zeros([1, 4, 4, 1]), [2, 2], half_pixel_centers=True)
+        tf.image.resize_bicubic(tf.zeros([1, 4, 4, 1]), [2, 2], half_pixel_centers=True)
     with pytest.raises(ValueError, match="2 elements"):
         tf.image.resize_images(tf.zeros([4, 4, 1]), [2, 2, 2])
     size = tf.placeholder(tf.int32, [2])

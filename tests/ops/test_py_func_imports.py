@@ -29,7 +29,7 @@ def test_a_meta_graph_naming_another_graphs_function_is_refused(tmp_path):
     # A file that names the victim's token, as a hostile .meta would.
     with victim.as_default():
         meta = tf.train.export_meta_graph(str(tmp_path / "evil.meta"))
-    assert token in (tmp_path / "evil.meta").read_text()
+    assert token.encode() in (tmp_path / "evil.meta").read_bytes()
     with tf.Graph().as_default():
         with pytest.raises(tf.errors.InvalidArgumentError, match="registered for another graph"):
             tf.train.import_meta_graph(str(tmp_path / "evil.meta"))

@@ -193,14 +193,14 @@ def test_a_thousand_iterations():
 
 
 def test_sub_graphs_are_planned_once(monkeypatch):
-    from tensorfleet.kernels.numpy import functional_kernels
-    real = functional_kernels._builder[0]
+    from tensorfleet.kernels import registry
+    real = registry.plan_builder()
     calls = []
 
     def counting(*args):
         calls.append(1)
         return real(*args)
-    monkeypatch.setattr(functional_kernels, "_builder", [counting])
+    monkeypatch.setattr(registry, "_plan_builder", [counting])
     r = tf.while_loop(lambda i: i < 50, lambda i: i + 1, [0])
     with tf.Session() as s:
         assert s.run(r) == 50

@@ -109,7 +109,7 @@ def test_meta_graph_errors(tmp_path):
         tf.train.import_meta_graph(str(tmp_path / "missing.meta"))
     bad = tmp_path / "bad.meta"
     bad.write_bytes(b"\x00garbage")
-    with pytest.raises(tf.errors.InvalidArgumentError, match="not a tensorfleet meta graph"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bad.meta is not a meta graph"):
         read_meta_graph_file(str(bad))
     wrong = tmp_path / "wrong.meta"
     wrong.write_text(json.dumps({"format": "tensorfleet-meta-graph", "version": 1,

@@ -4,6 +4,7 @@ training nothing."""
 import logging
 
 import numpy as np
+import pytest
 
 import tensorfleet as tf
 
@@ -66,14 +67,18 @@ def test_an_estimator_past_max_steps_says_nothing_to_train(tmp_path, caplog):
     assert "already at global step 2" in lines[0] and str(tmp_path) in lines[0]
 
 
-def test_a_job_the_other_workers_finished_is_not_called_a_rerun(tmp_path, caplog):
+@pytest.mark.parametrize("with_directory", [True, False])
+def test_a_job_the_other_workers_finished_is_not_called_a_rerun(tmp_path, caplog,
+                                                                 with_directory):
     """The global step is at the last step when the session starts, but the checkpoint
-    directory never held it: the other workers trained it meanwhile, so no warning."""
+    directory never held it (or there is none): the other workers trained it meanwhile,
+    so no warning."""
     g = tf.Graph()
     with g.as_default():
         step = tf.train.get_or_create_global_step()
         hook = tf.train.StopAtStepHook(last_step=5)
-        hook.checkpoint_dir = str(tmp_path)  # empty: no checkpoint at the last step
+        if with_directory:
+            hook.checkpoint_dir = str(tmp_path)  # empty: no checkpoint at the last step
         hook.begin()
         coord = tf.train.Coordinator()
         with tf.Session() as sess:

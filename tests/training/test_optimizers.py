@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
-from tensorfleet.kernels.numpy.training_kernels import sum_duplicates
+from tensorfleet.kernels.sparse_rows import sum_duplicates
 from tensorfleet.training import training_ops
 
 LR = 0.1

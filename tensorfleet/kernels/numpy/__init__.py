@@ -24,4 +24,10 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     training_sparse_kernels)
 from tensorfleet.kernels.numpy import (  # noqa: F401,E402
     audio_kernels, json_example_kernels, sparse_serialization_kernels, string_unicode_kernels,
+    string_unicode_codec_kernels, dataset_state_kernels, dataset_optional_kernels,
+    dataset_error_kernels, proto_kernels, parsing_sequence_batch_kernels,
+    image_glimpse_kernels, dataset_resample_kernels, dataset_snapshot_kernels,
+    dataset_saveable_kernels,
     mutable_lookup_kernels, tensor_summary_kernels, tfrecord_write_kernels)
+from tensorfleet.kernels.numpy import (  # noqa: F401,E402
+    quantized_nn_kernels, sdca_kernels, session_tensor_kernels)

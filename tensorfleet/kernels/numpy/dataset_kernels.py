@@ -46,6 +46,15 @@ STAGE_OPS = ("shard", "shuffle", "repeat", "batch", "take", "skip", "interleave"
              "bucket_by_sequence_length", "unique", "take_while")
 COMPOSITE_SOURCES = ("zip", "concatenate", "sample", "choose")
 _MAX_INT = 2 ** 62
+# Value stages defined by other kernel modules: kind -> (check, build). ``check(stage,
+# op_name)`` validates a received stage and returns it; ``build(node, stage, compile_fn)``
+# gives the node that runs it over value elements.
+_REGISTERED_STAGES: Dict[str, Tuple[Any, Any]] = {}
+
+
+def register_stage(kind: str, check: Any, build: Any) -> None:
+    """Adds the value stage ``kind`` to every pipeline the kernels build."""
+    _REGISTERED_STAGES[kind] = (check, build)
 
 
 def _invalid(op_name: Optional[str], msg: str) -> errors.InvalidArgumentError:
@@ -71,10 +80,14 @@ def validate_stages(stages: Any, op_name: Optional[str] = None,
         raise _invalid(op_name, "Dataset stages must be a list")
     out = []
     for st in stages:
-        if not isinstance(st, dict) or st.get("op") not in STAGE_OPS:
-            raise _invalid(op_name, f"Unknown dataset stage {st!r}; known: {STAGE_OPS}")
+        if not isinstance(st, dict) or (st.get("op") not in STAGE_OPS and
+                                        st.get("op") not in _REGISTERED_STAGES):
+            raise _invalid(op_name, f"Unknown dataset stage {st!r}; known: "
+                                    f"{STAGE_OPS + tuple(_REGISTERED_STAGES)}")
         kind = st["op"]
-        if kind == "shard":
+        if kind in _REGISTERED_STAGES:
+            st = _REGISTERED_STAGES[kind][0](st, op_name)
+        elif kind == "shard":
             n = _int(st, "num_shards", 1, op_name)
             i = _int(st, "index", 0, op_name)
             if i >= n:
@@ -250,9 +263,11 @@ def build_mixed(node: Iterable[Any], stages: Sequence[Dict[str, Any]], gather: A
     """
     for st in stages:
         kind = st["op"]
-        if kind in dv.VALUE_STAGES and gather is not None:
+        if (kind in dv.VALUE_STAGES or kind in _REGISTERED_STAGES) and gather is not None:
             node, gather = dv.Gather(node, gather), None
-        if kind == "shard":
+        if kind in _REGISTERED_STAGES:
+            node = _REGISTERED_STAGES[kind][1](node, st, compile_fn)
+        elif kind == "shard":
             node = _Shard(node, int(st["num_shards"]), int(st["index"]))
         elif kind == "shuffle":
             node = _Shuffle(node, int(st["buffer_size"]), st.get("seed"),
@@ -477,6 +492,9 @@ def _composite(source: Dict[str, Any], kind: str, built: List[Iterable[Any]],
     return dv.Sample(built, weights, seed, stop)
 
 
+_END_OF_PIPELINE = object()
+
+
 class IteratorResource:
     """One iterator's position in its pipeline, shared by every op that names it."""
 
@@ -485,6 +503,9 @@ class IteratorResource:
         self._lock = threading.Lock()
         self._it: Optional[Iterator[Any]] = None
         self._gather: Any = None
+        self._build_args: Optional[tuple] = None
+        # Elements produced since the pipeline (re)started: what a checkpoint records.
+        self.position = 0
 
     @property
     def initialized(self) -> bool:
@@ -502,6 +523,27 @@ class IteratorResource:
                 return
             self._it = iter(pipeline)
             self._gather = gather
+            self._build_args = (source, stages, list(components), ctx)
+            self.position = 0
+
+    def restore_position(self, position: int, op_name: Optional[str] = None) -> None:
+        """Starts the pipeline afresh and moves past ``position`` elements, so that the
+        next element is the one that followed them when the position was saved."""
+        with self._lock:
+            if self._build_args is None:
+                raise errors.FailedPreconditionError(
+                    op_name, None, "Restoring an iterator that has not been initialized: run "
+                    "its initializer first")
+            source, stages, components, ctx = self._build_args
+        pipeline, gather = _build_source(source, stages, components, op_name, ctx)
+        it = iter(pipeline)
+        for n in range(position):
+            if next(it, _END_OF_PIPELINE) is _END_OF_PIPELINE:
+                raise errors.FailedPreconditionError(
+                    op_name, None, f"The checkpoint's iterator position ({position}) is past "
+                    f"the end of the data set ({n} elements)")
+        with self._lock:
+            self._it, self._gather, self.position = it, gather, position
 
     def get_next(self, op_name: Optional[str] = None) -> List[np.ndarray]:
         """The next element's components; OutOfRangeError at the end of the sequence."""
@@ -515,6 +557,7 @@ class IteratorResource:
                 element = next(self._it)
             except StopIteration:
                 raise errors.OutOfRangeError(op_name, None, "End of sequence") from None
+            self.position += 1
             gather = self._gather
         return gather(element, op_name)
 
@@ -564,7 +607,8 @@ def _range_gather(start: int, step: int) -> Any:
     return gather
 
 
-def _resource(ctx: KernelContext) -> IteratorResource:
+def iterator_resource(ctx: KernelContext) -> IteratorResource:
+    """The iterator resource an iterator op names by its ``shared_name`` attr."""
     name = ctx.attrs.get("shared_name")
     if not isinstance(name, str) or not name:
         raise _invalid(ctx.op_name, "iterator op needs a non-empty shared_name attr")
@@ -593,27 +637,36 @@ def _cast_outputs(ctx: KernelContext, values: List[np.ndarray]) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@register_kernel("OneShotIteratorGetNext")
-def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
-    res = _resource(ctx)
+def one_shot_resource(ctx: KernelContext, components: Sequence[np.ndarray]) -> IteratorResource:
+    """The iterator resource of a one-shot iterator op, started on first use from the
+    op's source and stages attrs over its ``components``."""
+    res = iterator_resource(ctx)
     if not res.initialized:
         res.initialize(ctx.attrs.get("source"),
                        validate_stages(ctx.attrs.get("stages"), ctx.op_name),
                        components, ctx.op_name, only_once=True, ctx=ctx)
-    return _cast_outputs(ctx, res.get_next(ctx.op_name))
+    return res
+
+
+@register_kernel("OneShotIteratorGetNext")
+def _one_shot_get_next(ctx: KernelContext, *components: np.ndarray) -> Any:
+    return _cast_outputs(ctx, one_shot_resource(ctx, components).get_next(ctx.op_name))
 
 
 @register_kernel("InitializeIterator")
 def _initialize_iterator(ctx: KernelContext, *components: np.ndarray) -> None:
-    _resource(ctx).initialize(ctx.attrs.get("source"),
+    iterator_resource(ctx).initialize(ctx.attrs.get("source"),
                               validate_stages(ctx.attrs.get("stages"), ctx.op_name),
                               components, ctx.op_name, ctx=ctx)
 
 
 @register_kernel("IteratorGetNextV2")
 def _iterator_get_next(ctx: KernelContext) -> Any:
-    return _cast_outputs(ctx, _resource(ctx).get_next(ctx.op_name))
+    return _cast_outputs(ctx, iterator_resource(ctx).get_next(ctx.op_name))
 
 
-__all__ = ["IteratorResource", "build_pipeline", "validate_stages", "RESOURCE_PREFIX",
+__all__ = ["IteratorResource", "build_pipeline", "iterator_resource", "one_shot_resource",
+           "register_stage",
+           "validate_stages",
+           "RESOURCE_PREFIX",
            "STAGE_OPS"]

@@ -17,25 +17,20 @@ import numpy as np
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
 from tensorfleet.kernels.registry import DEAD, KernelContext, register_kernel
+from tensorfleet.kernels.registry import plan_builder as registry_plan_builder
 
 logger = logging.getLogger(__name__)
 
 # fn(fetches, targets, feeds, resources, op_state, owner) -> plan with .run(values, step)
 PlanBuilder = Callable[..., Any]
-_builder: List[Optional[PlanBuilder]] = [None]
 # How many iterations run between two looks at whether the step was cancelled.
 _CANCEL_CHECK_EVERY = 64
 
 
-def set_plan_builder(fn: PlanBuilder) -> None:
-    """Called by the runtime: how a functional op compiles a sub-graph."""
-    _builder[0] = fn
-
-
-def plan_builder() -> Optional[PlanBuilder]:
-    """How to compile a sub-graph into a plan (None until the runtime is imported);
+def plan_builder() -> PlanBuilder:
+    """How to compile a sub-graph into a plan (the runtime's, ``registry.plan_builder``);
     used by other kernels that run functions, such as ``tf.data`` map stages."""
-    return _builder[0]
+    return registry_plan_builder()
 
 
 class _SubPlan:
@@ -43,10 +38,7 @@ class _SubPlan:
 
     def __init__(self, ctx: KernelContext, which: str, input_names: List[str],
                  fetch_names: List[str]):
-        build = _builder[0]
-        if build is None:
-            raise errors.InternalError(ctx.op_name, None,
-                                       "no plan builder: import tensorfleet.runtime")
+        build = plan_builder()
         sub = ctx.attrs.get(which)
         if not isinstance(sub, SubGraph):
             raise errors.InvalidArgumentError(

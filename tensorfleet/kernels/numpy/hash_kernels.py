@@ -124,6 +124,26 @@ def _string_to_hash_bucket_strong(ctx: KernelContext, x: Any) -> np.ndarray:
     return (h % np.uint64(n)).astype(np.int64)
 
 
+@register_kernel("Fingerprint")
+def _fingerprint(ctx: KernelContext, data: Any) -> np.ndarray:
+    arr = np.asarray(data)
+    if arr.ndim == 0:
+        raise invalid(ctx, "`data` should have at least one dimension")
+    rows = arr.reshape(arr.shape[0], -1)
+    if arr.dtype == object:
+        fps = fingerprint64(rows)
+        if arr.ndim == 1:
+            out = fps[:, 0]
+        else:
+            # A row of strings hashes as the bytes of its strings' fingerprints.
+            le = fps.astype("<u8")
+            out = np.array([farmhash.fingerprint64(r.tobytes()) for r in le], dtype=np.uint64)
+    else:
+        native = np.ascontiguousarray(rows.astype(rows.dtype.newbyteorder("<")))
+        out = np.array([farmhash.fingerprint64(r.tobytes()) for r in native], dtype=np.uint64)
+    return out.astype("<u8").view(np.uint8).reshape(arr.shape[0], 8)
+
+
 @register_kernel("StringToHashBucketFast")
 def _string_to_hash_bucket_fast(ctx: KernelContext, x: Any) -> np.ndarray:
     n = int(ctx.attrs["num_buckets"])

@@ -5,10 +5,12 @@ per spatial axis, built once from the sizes and kept as a few taps (index and
 weight) per output row, and the image becomes ``W_h @ image @ W_w^T``: per axis,
 one gather and multiply-add per tap over the whole batch. The gradient applies
 the transposed matrices, summing each tap's contributions with ``reduceat``.
-The matrices follow TensorFlow 1.x's resize definitions (``half_pixel_centers=False``): source coordinate
+The matrices follow TensorFlow's resize definitions: source coordinate
 ``dst * scale`` with ``scale = in / out``, or ``(in - 1) / (out - 1)`` with
-``align_corners``; coordinates are computed in float32, as TensorFlow does, so
-that nearest-neighbour picks and cubic weights land on the same pixels.
+``align_corners``; with ``half_pixel_centers`` pixels are sampled at their centres,
+``(dst + 0.5) * scale - 0.5`` (bilinear) or ``(dst + 0.5) * scale`` (nearest).
+Coordinates are computed in float32, as TensorFlow does, so that nearest-neighbour
+picks and cubic weights land on the same pixels.
 """
 
 from __future__ import annotations
@@ -32,13 +34,23 @@ def _scale(n_in: int, n_out: int, align_corners: bool) -> np.float32:
     return np.float32(n_in) / np.float32(n_out)
 
 
-def _src(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
-    return np.arange(n_out, dtype=np.float32) * _scale(n_in, n_out, align_corners)
+def _src(n_in: int, n_out: int, align_corners: bool, half_pixel: bool = False) -> np.ndarray:
+    scale = _scale(n_in, n_out, align_corners)
+    if half_pixel:
+        return (np.arange(n_out, dtype=np.float32) + np.float32(0.5)) * scale - \
+            np.float32(0.5)
+    return np.arange(n_out, dtype=np.float32) * scale
 
 
 @functools.lru_cache(maxsize=256)
-def nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+def nearest_index(n_in: int, n_out: int, align_corners: bool,
+                  half_pixel: bool = False) -> np.ndarray:
     """The input index each output index copies."""
+    if half_pixel:
+        # The centre of output pixel i falls in input pixel floor((i + 0.5) * scale).
+        src = (np.arange(n_out, dtype=np.float32) + np.float32(0.5)) * \
+            _scale(n_in, n_out, False)
+        return np.clip(np.floor(src).astype(np.int64), 0, n_in - 1)
     src = _src(n_in, n_out, align_corners)
     # Rounding is half away from zero (C's roundf), not numpy's half to even.
     idx = np.floor(src + np.float32(0.5)) if align_corners else np.floor(src)
@@ -46,16 +58,19 @@ def nearest_index(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _matrix(method: str, n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+def _matrix(method: str, n_in: int, n_out: int, align_corners: bool,
+            half_pixel: bool = False) -> np.ndarray:
     rows = np.arange(n_out)
     w = np.zeros((n_out, n_in), dtype=np.float64)
     if method == "nearest":
-        w[rows, nearest_index(n_in, n_out, align_corners)] = 1.0
+        w[rows, nearest_index(n_in, n_out, align_corners, half_pixel)] = 1.0
     elif method == "bilinear":
-        src = _src(n_in, n_out, align_corners)
-        lo = np.floor(src).astype(np.int64)
-        hi = np.minimum(lo + 1, n_in - 1)
-        frac = (src - lo.astype(np.float32)).astype(np.float64)
+        src = _src(n_in, n_out, align_corners, half_pixel)
+        floor = np.floor(src).astype(np.int64)
+        # A centre left of the first pixel's (half-pixel sampling) reads the first pixel.
+        lo = np.maximum(floor, 0)
+        hi = np.clip(floor + 1, 0, n_in - 1)
+        frac = (src - floor.astype(np.float32)).astype(np.float64)
         np.add.at(w, (rows, lo), 1.0 - frac)
         np.add.at(w, (rows, hi), frac)
     elif method == "bicubic":
@@ -120,11 +135,11 @@ def _check_size(ctx: KernelContext, size: Any) -> Tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=256)
-def _taps(method: str, n_in: int, n_out: int, align_corners: bool) -> Tuple[np.ndarray,
-                                                                            np.ndarray]:
+def _taps(method: str, n_in: int, n_out: int, align_corners: bool,
+          half_pixel: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """The resize matrix as taps: ``(index, weight)``, each ``[n_out, K]``, K being the
     most input pixels any output pixel reads (unused taps have weight 0)."""
-    w = _matrix(method, n_in, n_out, align_corners)
+    w = _matrix(method, n_in, n_out, align_corners, half_pixel)
     nz = w != 0
     k = max(int(nz.sum(axis=1).max()), 1)
     # Each row's non-zero columns first (stable), then the rest with weight 0.
@@ -165,17 +180,22 @@ def _along_transposed(g: np.ndarray, axis: int, taps: Tuple[np.ndarray, np.ndarr
 
 
 def resize(images: np.ndarray, size: Tuple[int, int], method: str,
-           align_corners: bool) -> np.ndarray:
+           align_corners: bool, half_pixel: bool = False) -> np.ndarray:
     """Resizes an NHWC batch; float32 output except nearest, which keeps the dtype."""
     n, h, w, c = images.shape
     if method == "nearest":
-        rows = nearest_index(h, size[0], align_corners)
-        cols = nearest_index(w, size[1], align_corners)
+        rows = nearest_index(h, size[0], align_corners, half_pixel)
+        cols = nearest_index(w, size[1], align_corners, half_pixel)
         return images[:, rows][:, :, cols]
     x = images.astype(np.float64 if images.dtype == np.float64 else np.float32, copy=False)
-    out = _along(x, 1, _taps(method, h, size[0], align_corners))
-    out = _along(out, 2, _taps(method, w, size[1], align_corners))
+    out = _along(x, 1, _taps(method, h, size[0], align_corners, half_pixel))
+    out = _along(out, 2, _taps(method, w, size[1], align_corners, half_pixel))
     return out.astype(np.float32, copy=False)
+
+
+def _sampling(ctx: KernelContext) -> Tuple[bool, bool]:
+    """(align_corners, half_pixel_centers) of a resize op or its gradient."""
+    return bool(ctx.attrs["align_corners"]), bool(ctx.attrs.get("half_pixel_centers", False))
 
 
 def _resize_kernel(method: str):
@@ -185,7 +205,7 @@ def _resize_kernel(method: str):
             raise errors.InvalidArgumentError(
                 ctx.op_name, None, f"{ctx.op_type}: input image must have non-zero size, got "
                 f"{list(arr.shape)}")
-        return resize(arr, _check_size(ctx, size), method, bool(ctx.attrs["align_corners"]))
+        return resize(arr, _check_size(ctx, size), method, *_sampling(ctx))
     return kernel
 
 
@@ -195,20 +215,20 @@ for _op, _m in (("ResizeBilinear", "bilinear"), ("ResizeNearestNeighbor", "neare
 
 
 def resize_grad(grads: np.ndarray, in_hw: Tuple[int, int], method: str,
-                align_corners: bool) -> np.ndarray:
+                align_corners: bool, half_pixel: bool = False) -> np.ndarray:
     """The gradient of ``resize`` with respect to its input, given the output's."""
     g = grads.astype(np.float64 if grads.dtype == np.float64 else np.float32, copy=False)
-    out = _along_transposed(g, 1, _taps(method, in_hw[0], grads.shape[1], align_corners),
-                            in_hw[0])
-    return _along_transposed(out, 2, _taps(method, in_hw[1], grads.shape[2], align_corners),
-                             in_hw[1])
+    out = _along_transposed(
+        g, 1, _taps(method, in_hw[0], grads.shape[1], align_corners, half_pixel), in_hw[0])
+    return _along_transposed(
+        out, 2, _taps(method, in_hw[1], grads.shape[2], align_corners, half_pixel), in_hw[1])
 
 
 @register_kernel("ResizeBilinearGrad")
 def _resize_bilinear_grad(ctx: KernelContext, grads: Any, original: Any) -> np.ndarray:
     orig = _check_images(ctx, original)
     out = resize_grad(_check_images(ctx, grads), orig.shape[1:3], "bilinear",
-                      bool(ctx.attrs["align_corners"]))
+                      *_sampling(ctx))
     return out.astype(orig.dtype)
 
 
@@ -216,14 +236,14 @@ def _resize_bilinear_grad(ctx: KernelContext, grads: Any, original: Any) -> np.n
 def _resize_bicubic_grad(ctx: KernelContext, grads: Any, original: Any) -> np.ndarray:
     orig = _check_images(ctx, original)
     out = resize_grad(_check_images(ctx, grads), orig.shape[1:3], "bicubic",
-                      bool(ctx.attrs["align_corners"]))
+                      *_sampling(ctx))
     return out.astype(orig.dtype)
 
 
 @register_kernel("ResizeNearestNeighborGrad")
 def _resize_nearest_grad(ctx: KernelContext, grads: Any, size: Any) -> np.ndarray:
     g = _check_images(ctx, grads)
-    out = resize_grad(g, _check_size(ctx, size), "nearest", bool(ctx.attrs["align_corners"]))
+    out = resize_grad(g, _check_size(ctx, size), "nearest", *_sampling(ctx))
     return out.astype(g.dtype)
 
 

@@ -151,6 +151,8 @@ def _opener(ctx: KernelContext) -> Callable[[bytes], Iterator[Record]]:
         return lambda name: _tfrecord_records(name, comp)
     if t == "WholeFileReaderV2":
         return _whole_file_records
+    if t == "IdentityReaderV2":
+        return lambda work: iter([(work, work)])
     rb = _int_attr(ctx, "record_bytes")
     hb, fb, hop = (_int_attr(ctx, k) for k in ("header_bytes", "footer_bytes", "hop_bytes"))
     enc = str(ctx.attrs.get("encoding") or "")
@@ -174,7 +176,7 @@ def _reader_op(ctx: KernelContext) -> ReaderResource:
 
 
 for _t in ("TextLineReaderV2", "TFRecordReaderV2", "WholeFileReaderV2",
-           "FixedLengthRecordReaderV2"):
+           "FixedLengthRecordReaderV2", "IdentityReaderV2"):
     register_kernel(_t)(_reader_op)
 
 

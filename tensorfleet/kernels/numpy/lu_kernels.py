@@ -7,9 +7,9 @@ import warnings
 from typing import Any, List
 
 import numpy as np
+from tensorfleet.platform.deferred_scipy import linalg
 
 from tensorfleet import errors
-from tensorfleet.kernels.numpy.lazy_scipy import linalg
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -24,7 +24,7 @@ def _lu(ctx: KernelContext, x: Any) -> List[np.ndarray]:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             # A singular matrix is reported below as TensorFlow reports it.
             warnings.simplefilter("ignore")
-            lu_m, piv = linalg().lu_factor(m, check_finite=False)
+            lu_m, piv = linalg.lu_factor(m, check_finite=False)
         if not np.all(np.isfinite(lu_m)) or np.any(np.diag(lu_m) == 0):
             raise errors.InvalidArgumentError(ctx.op_name, None,
                                               "Input is not invertible.")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+from tensorfleet.platform.deferred_scipy import linalg
 
-from tensorfleet.kernels.numpy.lazy_scipy import linalg
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -24,7 +24,7 @@ def _batched(fn: Callable, *xs: np.ndarray) -> np.ndarray:
 
 def _sqrtm(a: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        root = linalg().sqrtm(a)
+        root = linalg.sqrtm(a)
     if a.dtype.kind != "c":
         # A real matrix with a real square root gets it; otherwise nan, as TensorFlow.
         if np.iscomplexobj(root) and np.abs(root.imag).max(initial=0) > 1e-8 * max(
@@ -36,14 +36,14 @@ def _sqrtm(a: np.ndarray) -> np.ndarray:
 
 @register_kernel("MatrixExponential")
 def _expm(ctx: KernelContext, x: Any) -> np.ndarray:
-    return _batched(linalg().expm, x)
+    return _batched(linalg.expm, x)
 
 
 @register_kernel("MatrixLogarithm")
 def _logm(ctx: KernelContext, x: Any) -> np.ndarray:
     def one(a: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return linalg().logm(a)
+            return linalg.logm(a)
     return _batched(one, x)
 
 
@@ -55,12 +55,12 @@ def _sqrtm_kernel(ctx: KernelContext, x: Any) -> np.ndarray:
 @register_kernel("MatrixExponentialGrad")
 def _expm_grad(ctx: KernelContext, a: Any, g: Any) -> np.ndarray:
     # The adjoint of the Fréchet derivative L(A, .) is L(A^H, .).
-    return _batched(lambda m, gm: linalg().expm_frechet(m.conj().T, gm,
-                                                        compute_expm=False), a, g)
+    return _batched(lambda m, gm: linalg.expm_frechet(m.conj().T, gm,
+                                                            compute_expm=False), a, g)
 
 
 @register_kernel("MatrixSquareRootGrad")
 def _sqrtm_grad(ctx: KernelContext, root: Any, g: Any) -> np.ndarray:
     # S S = A gives dS S + S dS = dA; the adjoint solves S^H X + X S^H = G.
-    return _batched(lambda s, gm: linalg().solve_sylvester(s.conj().T, s.conj().T, gm),
+    return _batched(lambda s, gm: linalg.solve_sylvester(s.conj().T, s.conj().T, gm),
                     root, g)

@@ -274,6 +274,33 @@ def _sparse_fill_empty_rows(ctx: KernelContext, indices: Any, values: Any, shape
     return all_ind[order], all_val[order], empty, reverse
 
 
+@register_kernel("RaggedFillEmptyRows")
+def _ragged_fill_empty_rows(ctx: KernelContext, value_rowids: Any, values: Any, nrows: Any,
+                            default_value: Any) -> Tuple[np.ndarray, ...]:
+    rowids, val = np.asarray(value_rowids, np.int64), np.asarray(values)
+    n = int(np.asarray(nrows))
+    if rowids.ndim != 1 or val.ndim != 1 or rowids.shape != val.shape:
+        raise invalid(ctx, f"value_rowids and values must be vectors of one length, got "
+                      f"shapes {list(rowids.shape)} and {list(val.shape)}")
+    if rowids.size and (rowids.min() < 0 or rowids.max() >= n):
+        j = int(np.argmax((rowids < 0) | (rowids >= n)))
+        raise invalid(ctx, f"value_rowids[{j}] = {int(rowids[j])} is not in [0, {n})")
+    ind, filled, empty, reverse = _sparse_fill_empty_rows(
+        ctx, rowids[:, None], val, np.array([n], np.int64), default_value)
+    return ind[:, 0], filled, empty, reverse
+
+
+@register_kernel("RaggedFillEmptyRowsGrad")
+def _ragged_fill_empty_rows_grad(ctx: KernelContext, reverse_index_map: Any,
+                                 grad_values: Any) -> Tuple[np.ndarray, np.ndarray]:
+    rev, g = np.asarray(reverse_index_map, np.int64), np.asarray(grad_values)
+    if rev.size and (rev.min() < 0 or rev.max() >= g.shape[0]):
+        raise invalid(ctx, f"reverse_index_map holds positions outside grad_values' "
+                      f"{g.shape[0]} entries")
+    d_values = g[rev]
+    return d_values, np.asarray(g.sum() - d_values.sum(), dtype=g.dtype)
+
+
 # -- segments -------------------------------------------------------------------------------------
 
 def _segments(ctx: KernelContext, data: Any, indices: Any, segment_ids: Any,

@@ -20,6 +20,7 @@ import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.kernels.numpy import blocked_updates
+from tensorfleet.kernels.sparse_rows import sum_duplicates
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 from tensorfleet.kernels.variable_resource import VariableResource
 
@@ -85,25 +86,6 @@ def _slot(ctx: KernelContext, var: np.ndarray, res: VariableResource) -> np.ndar
         raise _bad(ctx, f"slot {res.name} has shape {list(s.shape)}, the variable "
                         f"{list(var.shape)}")
     return s
-
-
-def sum_duplicates(values: np.ndarray, indices: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``(values, indices)`` with the rows of repeated indices summed, indices unique.
-
-    Sort-based: ``np.add.reduceat`` over runs of equal indices is much faster than
-    ``np.add.at`` and keeps the dtype of ``values``.
-    """
-    if indices.size < 2:
-        return values, indices
-    order = np.argsort(indices, kind="stable")
-    s = indices[order]
-    first = np.empty(s.size, dtype=bool)
-    first[0] = True
-    np.not_equal(s[1:], s[:-1], out=first[1:])
-    if first.all():
-        return values, indices
-    starts = np.flatnonzero(first)
-    return np.add.reduceat(values[order], starts, axis=0), s[starts]
 
 
 def _rows(ctx: KernelContext, var: np.ndarray, values: Any,
@@ -428,4 +410,3 @@ def _sparse_centered_rmsprop(ctx: KernelContext, var_r: VariableResource,
                            indices)
 
 
-__all__ = ["sum_duplicates"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any, List
 
 import numpy as np
+from tensorfleet.platform.deferred_scipy import linalg
 
 from tensorfleet import errors
-from tensorfleet.kernels.numpy.lazy_scipy import linalg
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -49,7 +49,7 @@ def _solve(ctx: KernelContext, diags: Any, rhs: Any) -> np.ndarray:
             if ctx.attrs["partial_pivoting"]:
                 ab = np.zeros((3, n))
                 ab[0, 1:], ab[1], ab[2, :-1] = sup[:-1], main, sub[1:]
-                out[i] = linalg().solve_banded((1, 1), ab, b[i].astype(np.float64))
+                out[i] = linalg.solve_banded((1, 1), ab, b[i].astype(np.float64))
             else:
                 out[i] = _thomas(sup, main, sub, b[i].astype(np.float64))
         except (np.linalg.LinAlgError, ZeroDivisionError):
@@ -70,7 +70,7 @@ def _eigh(ctx: KernelContext, alpha: Any, beta: Any) -> Any:
         tuple(int(v) for v in attrs["select_range"]) if select == "i"
         else tuple(attrs["select_range"]))
     tol = None if attrs["tol"] < 0 else attrs["tol"]
-    res = linalg().eigh_tridiagonal(alpha.astype(np.float64), beta.astype(np.float64),
+    res = linalg.eigh_tridiagonal(alpha.astype(np.float64), beta.astype(np.float64),
                                         eigvals_only=attrs["eigvals_only"], select=select,
                                         select_range=rng, tol=tol if tol else 0.0)
     if attrs["eigvals_only"]:
