@@ -37,11 +37,13 @@ import datetime as _dt
 import json
 import os
 import platform
+import resource
 import shlex
 import signal
 import statistics
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -133,6 +135,12 @@ class Case:
     unit: str  # "us", "ms", "GB/s", "steps/s", "examples/s" (median_s is s per step) or "s"
     goal: Optional[Goal] = None
     timeout_s: float = 600.0
+    # The key in ANCHORS of the TensorFlow environment this case needs, when it is not
+    # its suite's (a program using tf.estimator in a suite of TensorFlow 2.21 programs).
+    anchor: Optional[str] = None
+    # The figure is the child's whole wall time, interpreter start and imports included,
+    # measured here from outside, rather than the step time the program reports.
+    whole_program: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,9 @@ class Suite:
     description: str
     cases: Tuple[Case, ...]
     anchor: str = "tf"  # the key in ANCHORS of the TensorFlow environment it needs
+    # A command (script and arguments) run once under tensorfleet's interpreter before
+    # any timed run, to write data files that every run then reads.
+    prepare: Tuple[str, ...] = ()
 
 
 def _local(name: str, unit: str, goal: Optional[Goal]) -> Case:
@@ -170,6 +181,12 @@ def _trainer(name: str, case: str, threads: str, goal: Optional[Goal],
     return Case(name, "bench_trainer.py", ("run", "--case", case, "--threads", threads,
                                            "--ps", str(ps), "--workers", str(workers)),
                 unit, goal)
+
+
+def _program(name: str, anchor: Optional[str] = None) -> Case:
+    # Whole tutorial-sized programs: the goal is TensorFlow's whole-program time or better.
+    return Case(name, "bench_programs.py", ("--case", name), "s", ratio_at_most(1.0),
+                timeout_s=900.0, anchor=anchor, whole_program=True)
 
 
 def _multihost(name: str, case: str, rate: str) -> Case:
@@ -233,6 +250,17 @@ SUITES: Dict[str, Suite] = {
         Case("widedeep-cluster", "bench_wide_deep.py", ("--cluster",), "examples/s",
              examples_at_least_tf(), timeout_s=1500.0),
     ), anchor="tf215"),
+    "programs": Suite("whole tutorial-sized programs, timed from interpreter start to exit:"
+                      " conv nets, LSTM classifiers, a JPEG folder pipeline, an Estimator", (
+        _program("raw_convnet"),
+        _program("bilstm"),
+        _program("image_folder"),
+        _program("data_layers"),
+        _program("conv_estimator", anchor="tf215"),
+        _program("static_lstm"),
+        _program("dynamic_lstm"),
+    ), prepare=("bench_programs.py", "--prepare", "--framework", "tensorfleet",
+                "--case", "image_folder")),
     "embedding": Suite("a 10^7 x 16 embedding over 2 ps, embedding_lookup_sparse + Adagrad", (
         Case("embedding", "bench_embedding.py", (), "steps/s", rate_at_least_tf(),
              timeout_s=1800.0),
@@ -312,11 +340,14 @@ def run_once(python: str, framework: str, case: Case, extra: Sequence[str]) -> d
     """
     cmd = [python, str(BENCH_DIR / case.script), *case.argv, "--framework", framework,
            *extra]
+    started = time.perf_counter()
+    cpu_before = _children_cpu_s()
     proc = subprocess.Popen(cmd, cwd=REPO_DIR, env=_child_env(framework), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
         out, err = proc.communicate(timeout=case.timeout_s)
+        wall_s = time.perf_counter() - started
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
@@ -325,17 +356,32 @@ def run_once(python: str, framework: str, case: Case, extra: Sequence[str]) -> d
     if proc.returncode != 0 or not lines:
         tail = [ln for ln in err.strip().splitlines() if ln.strip()][-1:] or ["no output"]
         raise RuntimeError(f"exit {proc.returncode}: {tail[0][:200]}")
-    return json.loads(lines[-1])
+    record = json.loads(lines[-1])
+    if case.whole_program:
+        record["median_s"] = record["wall_s"] = wall_s
+        # Cases run one at a time, so the children's CPU time grew by this run's alone:
+        # beside the wall time it tells waiting for a core from doing more work.
+        record["cpu_s"] = _children_cpu_s() - cpu_before
+    return record
+
+
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of this process's waited-for children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
-              extra: Sequence[str]) -> Dict[str, Dict[str, Outcome]]:
+              extra: Sequence[str],
+              anchor_pythons: Optional[Dict[str, str]] = None
+              ) -> Dict[str, Dict[str, Outcome]]:
     """Runs each case ``repeats`` times under both frameworks, alternating.
 
     The framework that goes first flips every repeat, so neither side always runs
     right after the other's warm caches or into the same phase of background load.
     A framework that fails a case is not retried for it (failures here are missing
-    ops, not noise), and its error is shown in the table.
+    ops, not noise), and its error is shown in the table. A case with an anchor of its
+    own runs its TensorFlow side under ``anchor_pythons[case.anchor]``.
     """
     results = {c.name: {fw: Outcome() for fw in FRAMEWORKS} for c in cases}
     for rep in range(repeats):
@@ -345,8 +391,11 @@ def run_suite(cases: Sequence[Case], pythons: Dict[str, str], repeats: int,
                 outcome = results[case.name][fw]
                 if outcome.error is not None:
                     continue
+                python = pythons[fw]
+                if fw == "tensorflow" and case.anchor is not None:
+                    python = (anchor_pythons or {})[case.anchor]
                 try:
-                    outcome.records.append(run_once(pythons[fw], fw, case, extra))
+                    outcome.records.append(run_once(python, fw, case, extra))
                     status = _show(case, outcome.records[-1]["median_s"],
                                    outcome.records[-1])
                 except RuntimeError as exc:
@@ -370,7 +419,7 @@ def _show(case: Case, seconds: float, record: dict) -> str:
     if case.unit == "examples/s":
         return f"{record['batch'] / seconds:.0f} examples/s"
     if case.unit == "s":
-        return f"{seconds:.1f} s"
+        return f"{seconds:.{2 if case.whole_program else 1}f} s"
     scale = {"us": 1e6, "ms": 1e3}[case.unit]
     return f"{seconds * scale:.{1 if case.unit == 'us' else 3}f} {case.unit}"
 
@@ -468,13 +517,21 @@ def notes_for(cases: Sequence[Case], results: Dict[str, Dict[str, Outcome]]) -> 
                 notes.append(f"{case.name} ({LABELS[fw]}): ps memory "
                              f"{statistics.median(mem):.1f} bytes per row (median; RSS "
                              f"after initialization, both ps, over the rows)")
+        if case.whole_program and all(recs.values()):
+            cpu = {fw: statistics.median(r.get("cpu_s", float("nan")) for r in recs[fw])
+                   for fw in FRAMEWORKS}
+            notes.append(f"{case.name}: CPU seconds (user + system, median) "
+                         f"{cpu['tensorfleet']:.1f} tensorfleet, {cpu['tensorflow']:.1f} "
+                         "TensorFlow")
         if not all(recs.values()) or "last_loss" not in recs["tensorflow"][0]:
             continue
         a, b = recs["tensorfleet"][0], recs["tensorflow"][0]
         line = (f"{case.name}: loss {a['first_loss']:.4f} -> {a['last_loss']:.4f} after "
                 f"{a['trained_steps']} steps (tensorfleet), {b['first_loss']:.4f} -> "
                 f"{b['last_loss']:.4f} after {b['trained_steps']} steps (TensorFlow)")
-        if abs(a["first_loss"] - b["first_loss"]) > 1e-3 * max(1.0, abs(b["first_loss"])):
+        # Whole programs start from each framework's own random initial values.
+        if not case.whole_program and abs(a["first_loss"] - b["first_loss"]) > 1e-3 * max(
+                1.0, abs(b["first_loss"])):
             line += "  WARNING: initial losses differ"
         notes.append(line)
     return notes
@@ -507,11 +564,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated subset of: " + ",".join(c.name for c in suite.cases))
         p.add_argument("--markdown", action="store_true", help="print the table as markdown")
         p.add_argument("--tf-python", help="use this interpreter for TensorFlow instead")
+        p.add_argument("--anchor-python", action="append", default=[], metavar="NAME=PATH",
+                       help="the interpreter of anchor NAME for cases that name it "
+                            f"(one of {sorted(ANCHORS)}); repeatable")
         p.add_argument("--max-seconds", type=float, default=None,
                        help="cap on each run's timed phase (passed to the program)")
         p.add_argument("--json-out", default=None,
                        help="where to write every run's record (default benchmarks/results/)")
     return parser
+
+
+def _anchor_pythons(cases: Sequence[Case], given: Sequence[str]) -> Dict[str, str]:
+    """The interpreter of every anchor a case names, from ``NAME=PATH`` or its venv."""
+    explicit: Dict[str, str] = {}
+    for item in given:
+        name, sep, path = item.partition("=")
+        if not sep or name not in ANCHORS:
+            raise SystemExit(f"--anchor-python {item!r}: expected NAME=PATH with NAME one of "
+                             f"{sorted(ANCHORS)}")
+        explicit[name] = path
+    return {case.anchor: tensorflow_python(explicit.get(case.anchor), case.anchor)
+            for case in cases if case.anchor is not None}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -532,8 +605,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if unknown:
         raise SystemExit(f"unknown case(s) {unknown}; choose from {sorted(by_name)}")
     cases = [by_name[n] for n in wanted]
+    anchor_pythons = _anchor_pythons(cases, args.anchor_python)
+    if suite.prepare:
+        subprocess.run([sys.executable, str(BENCH_DIR / suite.prepare[0]), *suite.prepare[1:]],
+                       cwd=REPO_DIR, check=True)
     extra = ["--max-seconds", str(args.max_seconds)] if args.max_seconds else []
-    results = run_suite(cases, pythons, args.repeats, extra)
+    results = run_suite(cases, pythons, args.repeats, extra, anchor_pythons)
 
     # The records are written first: they are what a long run is for.
     out = Path(args.json_out) if args.json_out else RESULTS_DIR / (

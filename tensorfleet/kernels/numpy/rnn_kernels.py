@@ -14,6 +14,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from tensorfleet import errors
+from tensorfleet.kernels.numpy import blas_threads
 from tensorfleet.kernels.registry import KernelContext, register_kernel
 
 
@@ -131,6 +132,13 @@ def _gate_affine(ctx: KernelContext, units: int, dtype: Any) -> Tuple[np.ndarray
 def _fused_lstm_sequence(ctx: KernelContext, x: Any, c0: Any, h0: Any, w: Any,
                          b: Any) -> Tuple[np.ndarray, ...]:
     units = _check_sequence_shapes(ctx, x, c0, h0, w, b)
+    # One small product per step: see blas_threads.
+    with blas_threads.one_thread():
+        return _lstm_sequence(ctx, x, c0, h0, w, b, units)
+
+
+def _lstm_sequence(ctx: KernelContext, x: np.ndarray, c0: np.ndarray, h0: np.ndarray,
+                   w: np.ndarray, b: np.ndarray, units: int) -> Tuple[np.ndarray, ...]:
     steps, batch, n_in = x.shape
     dt = x.dtype
     wh = w[n_in:]
@@ -197,6 +205,16 @@ def _fused_lstm_sequence_grad(ctx: KernelContext, x: Any, c0: Any, h0: Any, w: A
                               dc_seq: Any, dc_last: Any, dh_last: Any
                               ) -> Tuple[np.ndarray, ...]:
     units = _check_sequence_shapes(ctx, x, c0, h0, w, b)
+    with blas_threads.one_thread():
+        return _lstm_sequence_grad(x, c0, h0, w, b, h_seq, c_seq, gates, dh_seq, dc_seq,
+                                   dc_last, dh_last, units)
+
+
+def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.ndarray,
+                        b: np.ndarray, h_seq: np.ndarray, c_seq: np.ndarray,
+                        gates: np.ndarray, dh_seq: np.ndarray, dc_seq: np.ndarray,
+                        dc_last: np.ndarray, dh_last: np.ndarray, units: int
+                        ) -> Tuple[np.ndarray, ...]:
     steps, batch, n_in = x.shape
     n, dt = units, x.dtype
     wh = w[n_in:]
