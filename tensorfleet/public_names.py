@@ -54,6 +54,8 @@ def load() -> None:
             from tensorfleet.api import tf as api
             for name in api.__all__:
                 setattr(package, name, getattr(api, name))
+            # `from tensorfleet import *` takes every public name.
+            package.__all__ = list(api.__all__)
             # tf.compat.v1 is tensorfleet itself.
             package.compat.v1 = package
             # tf.VERSION: the version string under its 1.x name.
@@ -101,6 +103,9 @@ class Package(types.ModuleType):
     """The class of the ``tensorfleet`` module: a name it lacks loads the public names."""
 
     def __getattr__(self, name: str) -> Any:
+        if name == "__all__" and not _loading_here():
+            load()
+            return self.__dict__["__all__"]
         if name.startswith("__") and name != "__version__" or _loading_here():
             raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}")
         if name in ("__version__", "VERSION"):

@@ -55,3 +55,15 @@ print(json.dumps({"kernels_before_run": before, "value": value,
 """)
     assert got == {"kernels_before_run": False, "value": 5.0, "gradients_is_function": True,
                    "train": True, "compat": True, "version": True, "remote": True}
+
+
+def test_a_star_import_as_the_first_use_takes_every_public_name():
+    got = _run("""
+import json, sys
+from tensorfleet import *  # print is tf.print afterwards, as with TensorFlow
+import tensorfleet.api.tf as api
+names = dict(globals())
+sys.stdout.write(json.dumps({"missing": [n for n in api.__all__ if n not in names],
+                             "session": names["Session"].__name__}) + "\\n")
+""")
+    assert got == {"missing": [], "session": "Session"}
