@@ -11,10 +11,9 @@ from typing import Any, Dict, Optional, Tuple
 from tensorfleet import dtypes as _dtypes
 from tensorfleet.framework.graph import convert_to_tensor, name_scope
 from tensorfleet.framework.op_registry import register_op
-from tensorfleet.framework.sparse_tensor import SparseTensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.ops.op_util import make_op, unknown
-from tensorfleet.ops.parsing_sequence_ops import _plan_context, _plan_sequence
+from tensorfleet.ops.parsing_sequence_ops import _plan_context, _plan_sequence, split_outputs
 
 register_op("ParseSequenceExample", unknown)
 
@@ -71,21 +70,9 @@ def parse_sequence_example(serialized: Any, context_features: Optional[Dict[str,
                       "sequence_sparse": s_sparse, "sequence_dense": s_dense},
                      name="ParseSequenceExample", shapes=shapes)
     outs = list(op.outputs)
-    context: Dict[str, Any] = {}
-    for i, spec in enumerate(c_sparse):
-        context[spec["key"]] = SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
-    for i, spec in enumerate(c_dense):
-        context[spec["key"]] = outs[3 * nc + i]
-    base = 3 * nc + len(c_dense)
-    lists: Dict[str, Any] = {}
-    for i, spec in enumerate(s_sparse):
-        lists[spec["key"]] = SparseTensor(outs[base + i], outs[base + ns + i],
-                                          outs[base + 2 * ns + i])
-    base += 3 * ns
-    lengths: Dict[str, Any] = {}
-    for i, spec in enumerate(s_dense):
-        lists[spec["key"]] = outs[base + i]
-        lengths[spec["key"]] = outs[base + nd + i]
+    context, lists, end = split_outputs(outs, c_sparse, c_dense, s_sparse, s_dense)
+    # The batched op adds each dense feature list's lengths after the feature lists.
+    lengths = {spec["key"]: outs[end + i] for i, spec in enumerate(s_dense)}
     return context, lists, lengths
 
 

@@ -123,7 +123,19 @@ def parse_single_sequence_example(serialized: Any,
                      {"context_sparse": c_sparse, "context_dense": c_dense,
                       "sequence_sparse": s_sparse, "sequence_dense": s_dense},
                      name="ParseSingleSequenceExample", shapes=shapes)
-    outs = list(op.outputs)
+    context, sequence, _ = split_outputs(list(op.outputs), c_sparse, c_dense, s_sparse,
+                                         s_dense)
+    return context, sequence
+
+
+def split_outputs(outs: List[Tensor], c_sparse: List[Dict[str, Any]],
+                  c_dense: List[Dict[str, Any]], s_sparse: List[Dict[str, Any]],
+                  s_dense: List[Dict[str, Any]]
+                  ) -> Tuple[Dict[str, Any], Dict[str, Any], int]:
+    """``(context, sequence, end)`` from the outputs of a sequence-example parse op: the
+    context's sparse (indices, values, shapes) then dense outputs, the same for the
+    feature lists; ``end`` is the index of the first output after them."""
+    nc, ns = len(c_sparse), len(s_sparse)
     context: Dict[str, Any] = {}
     for i, spec in enumerate(c_sparse):
         context[spec["key"]] = SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
@@ -134,9 +146,10 @@ def parse_single_sequence_example(serialized: Any,
     for i, spec in enumerate(s_sparse):
         sequence[spec["key"]] = SparseTensor(outs[base + i], outs[base + ns + i],
                                              outs[base + 2 * ns + i])
+    base += 3 * ns
     for i, spec in enumerate(s_dense):
-        sequence[spec["key"]] = outs[base + 3 * ns + i]
-    return context, sequence
+        sequence[spec["key"]] = outs[base + i]
+    return context, sequence, base + len(s_dense)
 
 
 __all__ = ["parse_single_sequence_example"]

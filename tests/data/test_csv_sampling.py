@@ -1,23 +1,12 @@
 """tf.data.experimental CsvDataset, make_csv_dataset, sample_from_datasets and
 choose_from_datasets."""
 
-import collections
 
 import numpy as np
 import pytest
 
 import tensorfleet as tf
-
-
-def drain(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as s:
-        while True:
-            try:
-                out.append(s.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
+from tests.data.drain import drain
 
 
 def _write(path, text):

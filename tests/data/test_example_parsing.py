@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
+from tests.data.drain import drain
 
 FEATURES = {"x": tf.FixedLenFeature([2], tf.float32), "y": tf.FixedLenFeature([], tf.int64)}
 
@@ -15,17 +16,6 @@ def _write(path, n):
                 "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, i * 2.0])),
                 "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 2]))}))
             w.write(ex.SerializeToString())
-
-
-def drain(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as s:
-        while True:
-            try:
-                out.append(s.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def test_batched_features_in_order_and_shuffled(tmp_path):

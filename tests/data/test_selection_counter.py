@@ -5,19 +5,9 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
+from tests.data.drain import drain
 
 E = tf.data.experimental
-
-
-def drain(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as s:
-        while True:
-            try:
-                out.append(s.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def test_unique_and_take_while():

@@ -5,20 +5,10 @@ import numpy as np
 import pytest
 
 import tensorfleet as tf
+from tests.data.drain import drain
 from tensorfleet.framework.serialization import graph_to_plain, import_graph_def
 
 E = tf.data.experimental
-
-
-def drain(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as s:
-        while True:
-            try:
-                out.append(s.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
 
 
 def test_scan_matches_tensorflow():
