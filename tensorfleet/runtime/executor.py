@@ -517,11 +517,9 @@ def sub_plan(fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Seq
     return plan
 
 
-set_plan_builder(sub_plan)
-
-
 # Functional ops (While) run sub-graphs with plans of their own; kernels sit above
 # this layer, so it hands them the way to build one.
+set_plan_builder(sub_plan)
 
 
 __all__ = ["Plan", "prune", "topological_order"]

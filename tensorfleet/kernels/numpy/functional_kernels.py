@@ -10,27 +10,18 @@ when no loop variable depends on them.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.framework.serialization import SubGraph
-from tensorfleet.kernels.registry import DEAD, KernelContext, register_kernel
-from tensorfleet.kernels.registry import plan_builder as registry_plan_builder
+from tensorfleet.kernels.registry import DEAD, KernelContext, plan_builder, register_kernel
 
 logger = logging.getLogger(__name__)
 
-# fn(fetches, targets, feeds, resources, op_state, owner) -> plan with .run(values, step)
-PlanBuilder = Callable[..., Any]
 # How many iterations run between two looks at whether the step was cancelled.
 _CANCEL_CHECK_EVERY = 64
-
-
-def plan_builder() -> PlanBuilder:
-    """How to compile a sub-graph into a plan (the runtime's, ``registry.plan_builder``);
-    used by other kernels that run functions, such as ``tf.data`` map stages."""
-    return registry_plan_builder()
 
 
 class _SubPlan:
@@ -144,4 +135,4 @@ def _record_get(ctx: KernelContext, record: List[Any], index: Any) -> Any:
     return record[i]
 
 
-__all__ = ["set_plan_builder", "plan_builder"]
+__all__: list = []
