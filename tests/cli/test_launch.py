@@ -36,7 +36,9 @@ FAILING_SCRIPT = """
 import json, os, sys, time
 task = json.loads(os.environ["TF_CONFIG"])["task"]
 name = "%s-%d" % (task["type"], task["index"])
-open(os.path.join(sys.argv[1], name + ".pid"), "w").write(str(os.getpid()))
+# Renamed into place: the test globs *.pid and reads each file at once.
+open(os.path.join(sys.argv[1], name + ".tmp"), "w").write(str(os.getpid()))
+os.rename(os.path.join(sys.argv[1], name + ".tmp"), os.path.join(sys.argv[1], name + ".pid"))
 if name == "worker-1":
     time.sleep(0.5)
     print("worker 1 gives up", flush=True)

@@ -49,8 +49,10 @@ def on_term(signum, frame):
     os._exit(0)
 
 signal.signal(signal.SIGTERM, on_term)
-with open(os.path.join(out, name + ".pid"), "w") as f:
+# Written under a temporary name and renamed: the test globs *.pid and reads each at once.
+with open(os.path.join(out, name + ".pid.tmp"), "w") as f:
     f.write(str(os.getpid()))
+os.rename(os.path.join(out, name + ".pid.tmp"), os.path.join(out, name + ".pid"))
 while True:
     time.sleep(0.05)
 """
