@@ -31,6 +31,8 @@ _SOFT_HINT = "Set allow_soft_placement=True in the ConfigProto to run it on a CP
 _BACKEND_KERNELS: Dict[Tuple[str, str, str], Kernel] = {}
 _BACKEND_CHOOSERS: Dict[str, Callable[[], Optional[str]]] = {}
 _ACTIVE_BACKENDS: Dict[str, Optional[str]] = {}
+# Called with (device type, backend) whenever a device type's backend is chosen.
+_BACKEND_LISTENERS: List[Callable[[str, Optional[str]], None]] = []
 
 
 def register_device_type(device_type: str) -> None:
@@ -117,7 +119,20 @@ def set_backend_chooser(device_type: str, chooser: Callable[[], Optional[str]]) 
 def set_active_backend(device_type: str, backend: Optional[str]) -> None:
     """Makes ``backend`` (None: the reference kernels) the one in use on ``device_type``
     for every kernel looked up from now on (graphs already compiled keep theirs)."""
-    _ACTIVE_BACKENDS[_device_type_name(device_type)] = backend
+    name = _device_type_name(device_type)
+    _ACTIVE_BACKENDS[name] = backend
+    _tell_listeners(name, backend)
+
+
+def add_backend_listener(fn: Callable[[str, Optional[str]], None]) -> None:
+    """Calls ``fn(device_type, backend)`` each time a device type's backend is chosen
+    (the thread policy follows it: oneDNN brings its own threads)."""
+    _BACKEND_LISTENERS.append(fn)
+
+
+def _tell_listeners(device_type: str, backend: Optional[str]) -> None:
+    for fn in list(_BACKEND_LISTENERS):
+        fn(device_type, backend)
 
 
 def active_backend(device_type: str = "CPU") -> Optional[str]:
@@ -128,6 +143,7 @@ def active_backend(device_type: str = "CPU") -> Optional[str]:
         load_kernel_library()  # the backends register their choosers when imported
         chooser = _BACKEND_CHOOSERS.get(name)
         _ACTIVE_BACKENDS[name] = chooser() if chooser is not None else None
+        _tell_listeners(name, _ACTIVE_BACKENDS[name])
     return _ACTIVE_BACKENDS[name]
 
 

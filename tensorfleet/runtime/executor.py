@@ -106,6 +106,70 @@ def reads_before_updates(ops: List[Operation], fetches: Sequence[Tensor]) -> Set
             and not order.needs_copy(op, op.inputs[0])}
 
 
+# Control-flow primitives pass deadness along control edges: a step holding one runs
+# every op as written.
+DEADNESS_OPS = {"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+                "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}
+# Stateless ops that a program runs for what they check (an error).
+CHECKING_OPS = {"Assert", "CheckNumerics", "CheckNumericsV2", "EnsureShape"}
+# Stateful ops whose running changes nothing: a variable and its reads.
+STATE_READING_OPS = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
+                     "IsVariableInitialized", "VarIsInitializedOp"}
+
+
+def idle_ops(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
+    """The ops of a step whose running nobody can observe, which the step skips.
+
+    An op is idle when it changes no state (see ``_has_effect``), none of its outputs
+    is fetched, it has consumers in the step (an op with none is a target), and every
+    op reading its outputs is idle too: it is reached only through control edges. The
+    edges stay, so the order they give still holds. Gradient gating
+    (``gate_gradients``) ties each op's input gradients together with control edges, so
+    without this a step computes gradients that nothing uses, such as a first conv
+    layer's input gradient (the costliest kernel of a small conv net's step);
+    TensorFlow's graph optimizer drops them too. ``ops`` is in topological order.
+    """
+    if any(op.type in DEADNESS_OPS for op in ops):
+        return set()
+    in_step = set(ops)
+    fetched = {t.op for t in fetches}
+    readers: Dict[Operation, List[Operation]] = {}
+    has_users: Set[Operation] = set()
+    for op in ops:
+        for t in op.inputs:
+            if t.op in in_step:
+                readers.setdefault(t.op, []).append(op)
+                has_users.add(t.op)
+        has_users.update(op.control_inputs)
+    idle: Set[Operation] = set()
+    for op in reversed(ops):
+        if (op in has_users and op not in fetched and not _has_effect(op)
+                and all(r in idle for r in readers.get(op, ()))):
+            idle.add(op)
+    return idle
+
+
+def _has_effect(op: Operation) -> bool:
+    """Whether running ``op`` can be observed although nothing reads its outputs: a
+    stateful op other than a variable read, an op taking a variable reference, a send
+    or receive, a check, a feed, a tensor array, an op without outputs but ``NoOp``."""
+    od = op.op_def
+    t = op.type
+    if od.stateful:
+        return t not in STATE_READING_OPS
+    return bool(od.ref_indices(op) or t in CHECKING_OPS or t.startswith("_")
+                or t.startswith("Placeholder") or t.startswith("TensorArray")
+                or (not op.outputs and t != "NoOp"))
+
+
+def _idle_kernel(n_outputs: int) -> Callable[..., Any]:
+    result = (None,) * n_outputs if n_outputs > 1 else None
+
+    def idle(ctx: KernelContext, *ins: Any) -> Any:
+        return result
+    return idle
+
+
 class _UpdateOrder:
     """Answers, for one plan, whether a read of a variable updated in place must copy.
 
@@ -219,8 +283,11 @@ class Plan:
         mutated = {op.inputs[i] for op in ops if op.type not in NON_MUTATING_REF_OPS
                    for i in op.op_def.ref_indices(op) if i < len(op.inputs)}
         order: Optional[_UpdateOrder] = None
+        idle = idle_ops(ops, fetches)
+        self.idle = idle
         for op in ops:
-            kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
+            kern = (_idle_kernel(len(op.outputs)) if op in idle else
+                    resolve_kernel(op.type, op.name, op.device, allow_soft_placement))
             ins = []
             deref = []
             refs = op.op_def.ref_indices(op)

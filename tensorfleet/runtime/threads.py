@@ -7,7 +7,8 @@ for as long as its step (a queue, a synchronous replica waiting for its peers).
 (a chief whose aggregation loop waits for gradients that no worker will send) exits
 instead of waiting for it, and threads idle for ``IDLE_SECS`` end by themselves.
 
-**BLAS and oneDNN.** (oneDNN's OpenMP threads get the same limit as BLAS's.)
+**BLAS and oneDNN.** oneDNN's OpenMP threads get the limit below; while oneDNN is the
+CPU kernel backend, BLAS keeps one thread (``_follow_backend`` says why).
 
 numpy's BLAS starts one thread per core for every large matmul, and its idle
 threads spin for a while before they sleep. When several tasks share a machine
@@ -59,6 +60,8 @@ from typing import Any, Callable, Iterable, Optional
 
 from threadpoolctl import threadpool_limits
 
+from tensorfleet.kernels import registry
+from tensorfleet.kernels.backends import ONEDNN
 from tensorfleet.kernels.onednn import threads as onednn_threads
 
 logger = logging.getLogger(__name__)
@@ -80,20 +83,45 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # ConfigProto or the environment set the limit), and when it looks next.
 _adaptive_share = 0
 _next_look = 0.0
+# True while oneDNN is the CPU kernel backend: BLAS then keeps one thread.
+_blas_single = False
 
 
 def set_blas_threads(n: int) -> None:
     """Limits BLAS, and oneDNN's OpenMP team, to ``n`` threads for the whole process
-    (0 leaves them alone)."""
+    (0 leaves them alone). While oneDNN is the CPU backend, BLAS keeps one thread
+    (see ``_follow_backend``)."""
     global _limiter, _current
     if n <= 0 or n == _current:
         return
-    _limiter = threadpool_limits(limits=n, user_api="blas")
-    # oneDNN's convolutions follow the same policy; the two never run at once (the
-    # executor runs a step's kernels one after the other).
+    _limiter = threadpool_limits(limits=1 if _blas_single else n, user_api="blas")
     onednn_threads.set_limit(n)
     _current = n
-    logger.debug("BLAS and oneDNN limited to %d thread(s) in this process", n)
+    logger.debug("oneDNN limited to %d thread(s), BLAS to %d, in this process", n,
+                 1 if _blas_single else n)
+
+
+def _follow_backend(device_type: str, backend: Optional[str]) -> None:
+    """Gives BLAS one thread while oneDNN is the CPU kernel backend, its limit otherwise.
+
+    oneDNN's OpenMP team then runs every parallel kernel (convolutions, pooling, large
+    products), and BLAS only the small products of the numpy kernels, on the calling
+    thread. Two pools of compute threads in one process fight: BLAS's idle threads spin
+    for about a tenth of a second after each call, so with calls every few milliseconds
+    one of them never sleeps, and on 2 cores it took a core from every oneDNN kernel
+    (a conv net's step measured 177 ms with BLAS on 2 threads, 75 ms with one).
+    """
+    global _blas_single, _limiter
+    if device_type != "CPU" or (backend == ONEDNN) == _blas_single:
+        return
+    _blas_single = backend == ONEDNN
+    if _current is not None:
+        _limiter = threadpool_limits(limits=1 if _blas_single else _current, user_api="blas")
+    elif _blas_single:
+        _limiter = threadpool_limits(limits=1, user_api="blas")
+    elif _limiter is not None:
+        _limiter.restore_original_limits()
+        _limiter = None
 
 
 def blas_threads() -> Optional[int]:
@@ -380,3 +408,5 @@ class DaemonPool(Executor):
 __all__ = ["DaemonPool", "IDLE_SECS", "set_blas_threads", "blas_threads", "available_cores", "local_task_count",
            "is_local_host", "check_config", "apply_config", "adapt_blas", "contended_limit",
            "ADAPT_SECS", "other_processes_cpu"]
+
+registry.add_backend_listener(_follow_backend)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tensorfleet as tf
+from tensorfleet.kernels.numpy import blas_threads
+
 from tensorfleet.kernels.onednn import library, plan, threads
 from tensorfleet.runtime import threads as runtime_threads
 
@@ -48,3 +51,34 @@ def test_plans_are_built_under_the_thread_count_they_run_with(monkeypatch):
     monkeypatch.setattr(threads, "_limit", 2)
     plan.cached(key, build)
     assert seen == [(1, 1), (2, 2)]
+
+
+def test_blas_keeps_one_thread_while_onednn_is_the_backend(monkeypatch):
+    # oneDNN's team runs the parallel kernels; a second pool of BLAS threads spinning
+    # beside it took a core from every oneDNN kernel.
+    calls = []
+    monkeypatch.setattr(runtime_threads, "_current", None)
+    monkeypatch.setattr(runtime_threads, "_blas_single", False)
+    monkeypatch.setattr(runtime_threads, "threadpool_limits",
+                        lambda limits, user_api: calls.append(limits))
+    runtime_threads.set_blas_threads(2)
+    assert calls == [2] and threads.limit() == 2
+    runtime_threads._follow_backend("CPU", "onednn")
+    assert calls[-1] == 1 and threads.limit() == 2
+    runtime_threads.set_blas_threads(3)
+    assert calls[-1] == 1 and threads.limit() == 3
+    runtime_threads._follow_backend("GPU", None)
+    assert calls[-1] == 1
+    runtime_threads._follow_backend("CPU", None)
+    assert calls[-1] == 3
+
+
+def test_choosing_a_backend_sets_the_blas_threads():
+    try:
+        tf.set_cpu_kernel_backend("onednn")
+        assert blas_threads.current() and set(blas_threads.current()) == {1}
+        tf.set_cpu_kernel_backend("numpy")
+        assert runtime_threads._blas_single is False
+    finally:
+        tf.set_cpu_kernel_backend(None)
+        tf.cpu_kernel_backend()
