@@ -30,6 +30,13 @@ Protocol, all integers little-endian::
     and its answer:
     server -> client  reply      magic | version | status u16 | total u64, then total bytes
 
+Kinds 2 and 3 are a fetch and a call whose client, on the same host, can read a
+big reply from the server's memory (``local_read``). The server may then answer
+with status 4 and, in place of the bytes, where they lie: its pid | part count
+u32 | 0 u32, then per part address u64 | length u64. The client reads them and
+answers with magic | version | 0 u16 | 0 u64 (read: the server lets go of the
+reply) or 1 (could not: the server sends the total bytes over the socket now).
+
 A fetch is answered with status 0 (the parked bytes) or 1 (not found). A call
 is answered with status 0 (the encoded reply message) or 2 (a JSON error:
 code, message, node, task); while its handler runs, the server sends a reply
@@ -72,7 +79,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from tensorfleet.transport import handshake, limits
+from tensorfleet.transport import handshake, limits, local_read
 # The socket primitives live in sockio; bulk_client takes them from here.
 from tensorfleet.transport.sockio import (  # noqa: F401
     KEEPALIVE_COUNT, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, POLL_SLICE, USER_TIMEOUT_MS, _Eof,
@@ -82,7 +89,7 @@ from tensorfleet.transport.sockio import (  # noqa: F401
 logger = logging.getLogger(__name__)
 
 BULK_ENV = "TENSORFLEET_BULK"
-BULK_VERSION = 2
+BULK_VERSION = 3
 PROTOCOL = "tensorfleet.bulk"
 MAGIC = b"TFLB"
 NONCE_BYTES = handshake.NONCE_BYTES
@@ -116,10 +123,17 @@ RETRY_AFTER = 30.0
 
 KIND_FETCH = 0
 KIND_CALL = 1
+# The same, from a client that can read a big reply from this process's memory.
+KIND_FETCH_LOCAL = 2
+KIND_CALL_LOCAL = 3
 STATUS_OK = 0
 STATUS_NOT_FOUND = 1
 STATUS_ERROR = 2
 STATUS_PENDING = 3
+STATUS_LOCAL = 4
+# The client's answer to a STATUS_LOCAL reply.
+ANSWER_READ = 0
+ANSWER_SEND = 1
 VERDICT_ACCEPTED = 0
 VERDICT_REFUSED = 1
 
@@ -216,6 +230,8 @@ class BulkListener:
       max_call_request: the largest call request (name and frame) accepted.
       tls: a server ``ssl`` context (``auth.side_channel_tls``): every connection
         then carries TLS, and one that does not complete a TLS handshake is refused.
+      local_replies: whether a client on this host that asks for it may read a big
+        reply from this process's memory (``local_read``) instead of the socket.
     """
 
     def __init__(self, host: str, token: Optional[str],
@@ -225,9 +241,10 @@ class BulkListener:
                  max_handshakes: int = limits.MAX_BULK_HANDSHAKES,
                  idle_timeout: float = IDLE_TIMEOUT,
                  max_call_request: int = MAX_CALL_REQUEST,
-                 tls: Optional[ssl.SSLContext] = None):
+                 tls: Optional[ssl.SSLContext] = None, local_replies: bool = True):
         self._host = host
         self._tls = tls
+        self._local_replies = bool(local_replies) and tls is None
         self._key = (token or "").encode("utf-8")
         self._take = take
         self._call = call
@@ -249,7 +266,7 @@ class BulkListener:
         self._port = 0
         self._stats = {"accepted": 0, "refused": 0, "bad_requests": 0, "served": 0,
                        "bytes_served": 0, "not_found": 0, "calls": 0, "call_errors": 0,
-                       "call_bytes": 0}
+                       "call_bytes": 0, "local_reads": 0, "local_refused": 0}
 
     @property
     def port(self) -> int:
@@ -260,7 +277,8 @@ class BulkListener:
     def stats(self) -> Dict[str, int]:
         """Counters: connections accepted and refused, bad requests, parked responses
         served (counted as their sending starts) and keys not found; calls answered,
-        those answered with an error, and the reply bytes of calls."""
+        those answered with an error, and the reply bytes of calls; replies its
+        clients read from this process's memory, and those they could not read."""
         with self._lock:
             return dict(self._stats)
 
@@ -460,28 +478,58 @@ class BulkListener:
             magic, version, kind, key = _REQUEST.unpack(head)
             if magic != MAGIC or version != BULK_VERSION:
                 return self._bad_request(peer, f"magic {bytes(magic)!r}, version {version}")
-            if kind == KIND_FETCH:
-                self._serve_fetch(sock, bytes(key))
-            elif kind == KIND_CALL and self._call is not None:
-                if not self._serve_call(sock, raw, peer, head):
+            local = kind in (KIND_FETCH_LOCAL, KIND_CALL_LOCAL)
+            if kind in (KIND_FETCH, KIND_FETCH_LOCAL):
+                if not self._serve_fetch(sock, bytes(key), local, peer):
+                    return
+            elif kind in (KIND_CALL, KIND_CALL_LOCAL) and self._call is not None:
+                if not self._serve_call(sock, raw, peer, head, local):
                     return
             else:
                 return self._bad_request(peer, f"kind {kind}")
 
-    def _serve_fetch(self, sock: socket.socket, key: bytes) -> None:
+    def _serve_fetch(self, sock: socket.socket, key: bytes, local: bool, peer: object) -> bool:
         buf = self._take(key)
         status, total = (STATUS_NOT_FOUND, 0) if buf is None else (STATUS_OK, buf.nbytes)
-        parts = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
-        if buf is not None:
-            parts.append(memoryview(buf).cast("B"))
         with self._lock:
             # Counted before sending, so a client that has its reply sees the count.
             self._stats["not_found" if buf is None else "served"] += 1
             self._stats["bytes_served"] += total
-        _send_all(sock, parts, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+        return self._reply(sock, status, [] if buf is None else [buf], total, local, peer)
+
+    def _reply(self, sock: socket.socket, status: int, parts: Sequence[Buffer], total: int,
+               local: bool, peer: object) -> bool:
+        """Sends a reply: its bytes, or where they lie in this process's memory when
+        its client asked for that (``local``); False when the connection must close."""
+        views = [memoryview(p).cast("B") for p in parts]
+        if not (local and self._local_replies and status == STATUS_OK
+                and total >= local_read.LOCAL_MIN_BYTES and local_read.supported()):
+            _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))] + views,
+                      float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+            return True
+        described = local_read.describe(os.getpid(), views)
+        if len(described) - 1 > local_read.MAX_PARTS:
+            _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))] + views,
+                      float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+            return True
+        _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, STATUS_LOCAL, total))]
+                  + [memoryview(d) for d in described], float("inf"), self._stopping,
+                  SEND_STALL_TIMEOUT)
+        # ``views`` keep the reply alive (and its memory where it was described) until
+        # the client says it has read it.
+        magic, version, answer, zero = _read(sock, _REPLY, time.monotonic() + SEND_STALL_TIMEOUT,
+                                             self._stopping)
+        if magic != MAGIC or version != BULK_VERSION or zero \
+                or answer not in (ANSWER_READ, ANSWER_SEND):
+            self._bad_request(peer, "bad answer to a reply by memory")
+            return False
+        self._count("local_reads" if answer == ANSWER_READ else "local_refused")
+        if answer == ANSWER_SEND:
+            _send_all(sock, views, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
+        return True
 
     def _serve_call(self, sock: socket.socket, raw: socket.socket, peer: object,
-                    head: bytearray) -> bool:
+                    head: bytearray, local: bool) -> bool:
         """Reads, runs and answers one call; False when the connection must close."""
         _, _, _, name_len, reserved, length, reserved2 = _CALL.unpack(head)
         if reserved or reserved2 or not 0 < name_len <= MAX_NAME_BYTES:
@@ -514,16 +562,13 @@ class BulkListener:
             with busy.lock:
                 with self._lock:
                     self._busy.pop(raw, None)
-        views = [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))]
-        views.extend(memoryview(p).cast("B") for p in parts)
         with self._lock:
             self._stats["calls"] += 1
             self._stats["call_errors"] += status != STATUS_OK
             self._stats["call_bytes"] += total
-        # Sent from the handler's own arrays (no copy): a method allowed here must
-        # reply with tensors that nothing updates meanwhile (protocol.BULK_METHODS).
-        _send_all(sock, views, float("inf"), self._stopping, SEND_STALL_TIMEOUT)
-        return True
+        # Sent (or read) from the handler's own arrays (no copy): a method allowed here
+        # must reply with tensors that nothing updates meanwhile (protocol.BULK_METHODS).
+        return self._reply(sock, status, parts, total, local, peer)
 
 
 def _shutdown(sock: socket.socket) -> None:
@@ -559,7 +604,7 @@ def _heartbeat(sock: socket.socket) -> None:
 
 
 __all__ = [
-    "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkUnavailable", "CallHandler",
+    "ANSWER_READ", "ANSWER_SEND", "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkUnavailable", "CallHandler",
     "HEARTBEAT_INTERVAL", "LIVENESS_TIMEOUT", "MAX_CALL_REQUEST", "RETRY_AFTER",
-    "STATUS_ERROR", "STATUS_OK", "consume", "enabled",
+    "STATUS_ERROR", "STATUS_LOCAL", "STATUS_OK", "consume", "enabled",
 ]

@@ -16,19 +16,21 @@ import socket
 import ssl
 import threading
 import time
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+import weakref
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from tensorfleet import errors
 from tensorfleet.runtime import process
-from tensorfleet.transport import auth, buffers, handshake
+from tensorfleet.transport import auth, buffers, handshake, local_read
 from tensorfleet.transport.bulk import (  # noqa: F401 - the wire protocol is bulk's
-    BULK_VERSION, Buffer, BulkUnavailable, CONNECT_TIMEOUT, Endpoint, HEARTBEAT_INTERVAL,
-    KIND_CALL, KIND_FETCH, LIVENESS_TIMEOUT, MAGIC, MAX_CALL_REQUEST, MAX_ERROR_PAYLOAD,
-    MAX_IDLE_PER_ENDPOINT, MAX_NAME_BYTES, NONCE_BYTES, RETRY_AFTER, STATUS_ERROR,
-    STATUS_NOT_FOUND, STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE,
-    _HELLO, _NAME_RE, _PROOF, _REPLY, _REQUEST, _VERDICT, transcript)
+    ANSWER_READ, ANSWER_SEND, BULK_VERSION, Buffer, BulkUnavailable, CONNECT_TIMEOUT,
+    Endpoint, HEARTBEAT_INTERVAL, KIND_CALL, KIND_CALL_LOCAL, KIND_FETCH, KIND_FETCH_LOCAL,
+    LIVENESS_TIMEOUT, MAGIC, MAX_CALL_REQUEST, MAX_ERROR_PAYLOAD, MAX_IDLE_PER_ENDPOINT,
+    MAX_NAME_BYTES, NONCE_BYTES, RETRY_AFTER, STATUS_ERROR, STATUS_LOCAL, STATUS_NOT_FOUND,
+    STATUS_OK, STATUS_PENDING, VERDICT_ACCEPTED, _CALL, _CHALLENGE, _HELLO, _NAME_RE, _PROOF,
+    _REPLY, _REQUEST, _VERDICT, transcript)
 from tensorfleet.transport.sockio import (
     _Eof, _Silent, _close, _configure, _read, _recv_exact, _send_all, peek,
     tls_handshake)
@@ -116,6 +118,10 @@ def _alive(sock: socket.socket) -> bool:
         return False
 
 
+# Checks that a pid is the peer of a connection, and reads a reply from its memory.
+LocalReader = Callable[[socket.socket, int, Sequence[Tuple[int, int]], np.ndarray], bool]
+
+
 class BulkPool:
     """Idle authenticated connections per listener, reused across fetches and calls.
 
@@ -126,9 +132,22 @@ class BulkPool:
     ``close_all`` closes the idle connections and wakes the fetches and calls
     still waiting on the others (they fail with UnavailableError); ``discard``
     drops the idle connections to one server, as when it stopped.
+
+    A connection to a server on this host asks for big replies by memory
+    (``local_read``; ``local_reads`` False never asks). A server whose reply could
+    not be read that way (its pid is not the connection's peer, the kernel
+    refused) is not asked again by this pool.
     """
 
-    def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT, retry_after: float = RETRY_AFTER):
+    def __init__(self, max_idle: int = MAX_IDLE_PER_ENDPOINT, retry_after: float = RETRY_AFTER,
+                 local_reads: bool = True):
+        self._local_reads = bool(local_reads)
+        # Endpoints whose replies could not be read from memory; connections whose
+        # peer was checked to be that pid.
+        self._not_local: Set[Endpoint] = set()
+        self._peer_pids: "weakref.WeakKeyDictionary[socket.socket, int]" = \
+            weakref.WeakKeyDictionary()
+        self.local_reads = 0
         self._max_idle = int(max_idle)
         self._retry_after = float(retry_after)
         self._lock = threading.Lock()
@@ -179,7 +198,8 @@ class BulkPool:
             if sock is None:
                 sock = self._connect(address, host, port, token, deadline, tls)
             try:
-                out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}")
+                out = _fetch_on(sock, key, total, deadline, reused, f"{host}:{port}",
+                                self._reader(endpoint, sock))
             except _Stale:
                 self._drop(sock)
                 self._check_not_closed(closes, host, port)
@@ -219,8 +239,7 @@ class BulkPool:
         raw = name.encode("ascii")
         host, _ = auth.split_address(address)
         endpoint = self._endpoint(address, host, port, token, tls)
-        views = [memoryview(_CALL.pack(MAGIC, BULK_VERSION, KIND_CALL, len(raw), 0, total, 0)),
-                 memoryview(raw)]
+        views = [memoryview(b""), memoryview(raw)]
         views.extend(memoryview(p).cast("B") for p in parts)
         stale = False
         while True:
@@ -239,8 +258,12 @@ class BulkPool:
                     # the calls made once it is back.
                     raise errors.UnavailableError(
                         None, None, f"lost the bulk connection to {host}:{port}: {e}") from None
+            reader = self._reader(endpoint, sock)
+            kind = KIND_CALL if reader is None else KIND_CALL_LOCAL
+            views[0] = memoryview(_CALL.pack(MAGIC, BULK_VERSION, kind, len(raw), 0, total, 0))
             try:
-                out = _call_on(sock, views, deadline, max_reply, reused, f"{host}:{port}")
+                out = _call_on(sock, list(views), deadline, max_reply, reused,
+                               f"{host}:{port}", reader)
             except _Stale:
                 self._drop(sock)
                 self._check_not_closed(closes, host, port)
@@ -255,6 +278,35 @@ class BulkPool:
             else:
                 self._drop(sock)
             return out
+
+    def _reader(self, endpoint: Endpoint, sock: socket.socket) -> Optional[LocalReader]:
+        """How a reply on ``sock`` may be read from the server's memory, or None when
+        this connection should not ask for that."""
+        if not self._local_reads or endpoint in self._not_local or not local_read.wanted(sock):
+            return None
+
+        def read(conn: socket.socket, pid: int, parts: Sequence[Tuple[int, int]],
+                 out: np.ndarray) -> bool:
+            if self._peer_pids.get(conn) != pid:
+                if not local_read.peer_is(conn, pid):
+                    return self._refuse(endpoint, f"pid {pid} is not the peer of the connection")
+                self._peer_pids[conn] = pid
+            try:
+                local_read.read(pid, parts, out)
+            except OSError as e:
+                return self._refuse(endpoint, f"reading pid {pid}'s memory failed: {e}")
+            self.local_reads += 1
+            return True
+        return read
+
+    def _refuse(self, endpoint: Endpoint, why: str) -> bool:
+        with self._lock:
+            first = endpoint not in self._not_local
+            self._not_local.add(endpoint)
+        if first:
+            logger.info("big replies from %s:%d come over the socket: %s", endpoint[0],
+                        endpoint[1], why)
+        return False
 
     def _endpoint(self, address: str, host: str, port: int, token: Optional[str],
                   tls: Optional[ssl.SSLContext] = None) -> Endpoint:
@@ -366,10 +418,10 @@ def _lost(where: str, e: BaseException, during: str = "") -> errors.UnavailableE
 
 
 def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reused: bool,
-              where: str) -> np.ndarray:
+              where: str, reader: Optional[LocalReader] = None) -> np.ndarray:
+    kind = KIND_FETCH if reader is None else KIND_FETCH_LOCAL
     try:
-        _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, KIND_FETCH, key))],
-                  deadline)
+        _send_all(sock, [memoryview(_REQUEST.pack(MAGIC, BULK_VERSION, kind, key))], deadline)
         magic, version, status, declared = _read(sock, _REPLY, deadline)
     except TimeoutError:
         raise
@@ -386,22 +438,51 @@ def _fetch_on(sock: socket.socket, key: bytes, total: int, deadline: float, reus
         raise errors.AbortedError(
             None, None, f"the response was not found on {where}: it expired or was already "
             "fetched")
-    if status != STATUS_OK or declared != total:
+    by_memory = status == STATUS_LOCAL and reader is not None
+    if (status != STATUS_OK and not by_memory) or declared != total:
         raise errors.InvalidArgumentError(
             None, None, f"malformed bulk reply from {where}: status {status}, {declared} bytes "
             f"where the response handle announced {total}")
+    return _receive(sock, total, deadline, None, where, reader if by_memory else None)
+
+
+def _receive(sock: socket.socket, total: int, deadline: float, stall: Optional[float],
+             where: str, reader: Optional[LocalReader]) -> np.ndarray:
+    """The ``total`` bytes of a reply whose head was read (and checked against the
+    caller's limit): from the socket, or with ``reader`` (a reply by memory) from the
+    server's memory, or from the socket after all when that cannot be read."""
     out = buffers.take(total)  # reused memory: no page faults for a recurring size
     try:
-        _recv_exact(sock, memoryview(out), deadline)
+        if reader is not None:
+            pid, count, zero = _read(sock, local_read.LOCAL_HEAD, deadline, stall=stall)
+            if zero or not 0 < count <= local_read.MAX_PARTS:
+                raise errors.InvalidArgumentError(
+                    None, None, f"malformed bulk reply from {where}: a reply by memory "
+                    f"in {count} parts")
+            raw = bytearray(count * local_read.LOCAL_PART.size)
+            _recv_exact(sock, memoryview(raw), deadline, stall=stall)
+            try:
+                parts = local_read.parse_parts(bytes(raw), count, total)
+            except ValueError as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"malformed bulk reply from {where}: {e}") from None
+            done = reader(sock, pid, parts, out)
+            _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION,
+                                                    ANSWER_READ if done else ANSWER_SEND, 0))],
+                      deadline)
+            if done:
+                return out
+        _recv_exact(sock, memoryview(out), deadline, stall=stall)
     except TimeoutError:
         raise
-    except (_Eof, OSError) as e:
+    except (_Eof, _Silent, OSError) as e:
         raise _lost(where, e, f" during a {total}-byte reply") from None
     return out
 
 
 def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_reply: int,
-             reused: bool, where: str) -> Tuple[int, np.ndarray]:
+             reused: bool, where: str,
+             reader: Optional[LocalReader] = None) -> Tuple[int, np.ndarray]:
     sent_at = time.monotonic()
     beats = 0
     try:
@@ -427,19 +508,24 @@ def _call_on(sock: socket.socket, views: List[memoryview], deadline: float, max_
                                  or (isinstance(e, _Eof) and e.got == 0)):
             raise _Stale() from None
         raise _lost(where, e) from None
-    if magic != MAGIC or version != BULK_VERSION or status not in (STATUS_OK, STATUS_ERROR):
+    by_memory = status == STATUS_LOCAL and reader is not None
+    if magic != MAGIC or version != BULK_VERSION or \
+            (status not in (STATUS_OK, STATUS_ERROR) and not by_memory):
         raise errors.InvalidArgumentError(
             None, None, f"malformed bulk reply from {where} (magic {magic!r}, version "
             f"{version}, status {status})")
-    if status == STATUS_OK and declared > max_reply:
+    if status != STATUS_ERROR and declared > max_reply:
         raise errors.ResourceExhaustedError(
             None, None, f"a message of {declared} bytes exceeds this client's limit of "
             f"{max_reply} bytes (max_message_bytes)")
-    if status == STATUS_ERROR and declared > MAX_ERROR_PAYLOAD:
+    if status != STATUS_ERROR:
+        # A reply lands in a message buffer: its tensors reach the user without a copy.
+        return STATUS_OK, _receive(sock, declared, deadline, LIVENESS_TIMEOUT, where,
+                                   reader if by_memory else None)
+    if declared > MAX_ERROR_PAYLOAD:
         raise errors.InvalidArgumentError(
             None, None, f"malformed bulk reply from {where}: an error of {declared} bytes")
-    # A reply lands in a message buffer: its tensors reach the user without a copy.
-    out = buffers.take(declared) if status == STATUS_OK else np.empty(declared, np.uint8)
+    out = np.empty(declared, np.uint8)
     try:
         _recv_exact(sock, memoryview(out), deadline, stall=LIVENESS_TIMEOUT)
     except TimeoutError:
