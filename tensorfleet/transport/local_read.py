@@ -133,7 +133,7 @@ def _inode_of_peer(sock: socket.socket) -> Optional[str]:
 
 def peer_is(sock: socket.socket, pid: int) -> bool:
     """Whether the process ``pid`` holds the other end of the TCP connection ``sock``."""
-    if pid <= 0 or pid == os.getpid():
+    if pid <= 0:
         return False
     inode = _inode_of_peer(sock)
     if inode is None:

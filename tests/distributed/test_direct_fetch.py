@@ -106,3 +106,21 @@ def test_park_requests_below_the_minimum_size_are_refused():
         direct_fetch.parse_park_request({"names": ["a:0"], "min_bytes": 1})
     assert direct_fetch.parse_park_request(
         direct_fetch.park_request(["a:0"], direct_fetch.DIRECT_PULL_MIN_BYTES))["names"] == {"a:0"}
+
+
+def test_a_parked_tensor_is_not_given_to_a_wrong_token(monkeypatch):
+    from tensorfleet.transport import auth, rpc
+    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
+    server = rpc.RpcServer("127.0.0.1:0", "test.Parked", {}, token="the-cluster-token").start()
+    try:
+        value = np.arange(N, dtype=np.float32)
+        key, total, port = server.park({}, [value])
+        assert port  # its side channel: the way a client pulls directly
+        wrong = rpc.RpcClient(server.address, "test.Parked", token="another-token")
+        with pytest.raises(errors.UnauthenticatedError):
+            wrong.redeem(key, total, port, timeout=10)
+        right = rpc.RpcClient(server.address, "test.Parked", token="the-cluster-token")
+        _, (got,) = right.redeem(key, total, port, timeout=10)  # still parked for it
+        np.testing.assert_array_equal(got, value)
+    finally:
+        server.stop(0)
