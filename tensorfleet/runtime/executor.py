@@ -22,6 +22,7 @@ from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelCon
                                           StepState, get_kernel, resolve_kernel,
                                           set_current_step, set_plan_builder)
 from tensorfleet.runtime import process
+from tensorfleet.runtime.kernel_fusion import FUSED_CONV, find_chains
 from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR, checking_kernel
 
 ASYNC_OPS = {"_Recv"}
@@ -117,6 +118,12 @@ STATE_READING_OPS = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
                      "IsVariableInitialized", "VarIsInitializedOp"}
 
 
+def runs_as_written(ops: List[Operation]) -> bool:
+    """Whether a step holds control-flow primitives, which pass deadness along control
+    edges: such a step runs every op as written, unfused."""
+    return any(op.type in DEADNESS_OPS for op in ops)
+
+
 def idle_ops(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
     """The ops of a step whose running nobody can observe, which the step skips.
 
@@ -129,7 +136,7 @@ def idle_ops(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
     layer's input gradient (the costliest kernel of a small conv net's step);
     TensorFlow's graph optimizer drops them too. ``ops`` is in topological order.
     """
-    if any(op.type in DEADNESS_OPS for op in ops):
+    if runs_as_written(ops):
         return set()
     in_step = set(ops)
     fetched = {t.op for t in fetches}
@@ -284,14 +291,25 @@ class Plan:
                    for i in op.op_def.ref_indices(op) if i < len(op.inputs)}
         order: Optional[_UpdateOrder] = None
         idle = idle_ops(ops, fetches)
+        chains = find_chains(ops, fetches, idle) if not runs_as_written(ops) else {}
+        # The ops of a fused chain before its head run nothing; the head runs the chain.
+        idle |= {o for c in chains.values() for o in (c.conv, c.bias_add) if o is not c.head}
         self.idle = idle
         for op in ops:
-            kern = (_idle_kernel(len(op.outputs)) if op in idle else
-                    resolve_kernel(op.type, op.name, op.device, allow_soft_placement))
+            chain = chains.get(op)
+            inputs: Sequence[Tensor] = op.inputs
+            attrs = op.attrs
+            if op in idle:
+                kern = _idle_kernel(len(op.outputs))
+            elif chain is not None:
+                kern = resolve_kernel(FUSED_CONV, op.name, op.device, allow_soft_placement)
+                inputs, attrs = chain.inputs, chain.attrs()
+            else:
+                kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
             deref = []
-            refs = op.op_def.ref_indices(op)
-            for i, t in enumerate(op.inputs):
+            refs = op.op_def.ref_indices(op) if chain is None else ()
+            for i, t in enumerate(inputs):
                 if t not in slot:
                     raise errors.InvalidArgumentError(
                         op.name, None, f"Input {t.name} of {op.name} is not computed in this plan")
@@ -300,11 +318,11 @@ class Plan:
                         and i not in refs):
                     deref.append(i)
             if deref:
-                if order is None and any(op.inputs[i] in mutated for i in deref):
+                if order is None and any(inputs[i] in mutated for i in deref):
                     order = _UpdateOrder(ops, fetches)
                 kern = _deref_wrapper(kern, tuple(deref),
-                                      tuple(op.inputs[i] in mutated
-                                            and order.needs_copy(op, op.inputs[i])
+                                      tuple(inputs[i] in mutated
+                                            and order.needs_copy(op, inputs[i])
                                             for i in deref))
             if op.attrs.get(CHECK_NUMERICS_ATTR) and op.type not in ASYNC_OPS:
                 kern = checking_kernel(kern, op)
@@ -318,8 +336,8 @@ class Plan:
             n_slots += n
             if n > 1:
                 kern = _counted(kern, n, op.name)
-            ctx = KernelContext(op.name, op.type, op.attrs, resources, op_state(op), op.device,
-                                owner)
+            ctx = KernelContext(op.name, FUSED_CONV if chain else op.type, attrs, resources,
+                                op_state(op), op.device, owner)
             steps.append((kern, ctx, tuple(ins), out_spec, n > 1, op))
             if op.type == "Switch":
                 self.has_dead = True
