@@ -509,6 +509,10 @@ class Plan:
         except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
             error = _as_op_error(e, op)
             error.__cause__ = e
+        except BaseException:
+            for f in pending.values():
+                f.exception()
+            raise
         # The updates change variables: none may still run once the step returns.
         for i, f in pending.items():
             try:
