@@ -502,13 +502,11 @@ class BulkListener:
         """Sends a reply: its bytes, or where they lie in this process's memory when
         its client asked for that (``local``); False when the connection must close."""
         views = [memoryview(p).cast("B") for p in parts]
-        if not (local and self._local_replies and status == STATUS_OK
-                and total >= local_read.LOCAL_MIN_BYTES and local_read.supported()):
-            _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))] + views,
-                      float("inf"), self._stopping, SEND_STALL_TIMEOUT)
-            return True
-        described = local_read.describe(os.getpid(), views)
-        if len(described) - 1 > local_read.MAX_PARTS:
+        described: List[bytes] = []
+        if local and self._local_replies and status == STATUS_OK \
+                and total >= local_read.LOCAL_MIN_BYTES and local_read.supported():
+            described = local_read.describe(os.getpid(), views)
+        if not described or len(described) - 1 > local_read.MAX_PARTS:
             _send_all(sock, [memoryview(_REPLY.pack(MAGIC, BULK_VERSION, status, total))] + views,
                       float("inf"), self._stopping, SEND_STALL_TIMEOUT)
             return True
