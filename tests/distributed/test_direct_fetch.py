@@ -8,6 +8,7 @@ import tensorfleet as tf
 from tensorfleet import errors
 from tensorfleet.distributed import direct_fetch, remote
 from tensorfleet.runtime import process
+from tensorfleet.transport import local_read
 from tensorfleet.testing.cluster import LocalCluster
 
 N = 2 * 1024 * 1024  # 8 MiB of float32: above direct_fetch.DIRECT_PULL_MIN_BYTES
@@ -62,11 +63,14 @@ def _check(values):
 
 def test_big_fetch_comes_from_the_task_that_holds_it(two_tasks):
     served = _status(two_tasks, 1)["side_channel"]["fetches"]
+    read = _status(two_tasks, 1)["side_channel"]["local_reads"]
     master_out = _status(two_tasks, 0)["bytes_out"]
     _check(_fetch_from_own_process(two_tasks))
     # Task 1 served the parked tensor to the client itself, once per step that
-    # fetched it (the initializer fetches nothing) ...
+    # fetched it (the initializer fetches nothing), on this host from its memory ...
     assert _status(two_tasks, 1)["side_channel"]["fetches"] == served + 2
+    if local_read.supported():
+        assert _status(two_tasks, 1)["side_channel"]["local_reads"] == read + 2
     # ... and the master's replies carried the small values only.
     sent = _status(two_tasks, 0)["bytes_out"] - master_out
     assert sent < N * 4 // 4, sent
