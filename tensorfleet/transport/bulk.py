@@ -602,7 +602,8 @@ def _heartbeat(sock: socket.socket) -> None:
 
 
 __all__ = [
-    "ANSWER_READ", "ANSWER_SEND", "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkUnavailable", "CallHandler",
+    "ANSWER_READ", "ANSWER_SEND", "BULK_ENV", "BULK_VERSION", "BulkListener", "BulkUnavailable",
+    "CallHandler",
     "HEARTBEAT_INTERVAL", "LIVENESS_TIMEOUT", "MAX_CALL_REQUEST", "RETRY_AFTER",
     "STATUS_ERROR", "STATUS_LOCAL", "STATUS_OK", "consume", "enabled",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tensorfleet import errors
-from tensorfleet.transport import bulk, bulk_client, local_read, wire
+from tensorfleet.transport import bulk, local_read, wire
 from tests.transport.bulk_fakes import FakeListener
 
 MIB = 1 << 20
