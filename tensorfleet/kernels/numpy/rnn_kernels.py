@@ -135,9 +135,11 @@ def _gate_affine(ctx: KernelContext, units: int, dtype: Any) -> Tuple[np.ndarray
 # slice costs more in per-call overhead than it saves.
 MIN_SLICE_ROWS = 8
 MIN_SLICE_MACS = 1 << 20
-# Slices per thread: a thread kept off a core for a while then holds up a part of the
-# batch only, while the others take the remaining slices.
-SLICES_PER_THREAD = 2
+# Slices per thread. Each numpy call of a slice's loop releases and takes back the GIL,
+# and threads waiting for it cost CPU time, so more (smaller) slices than threads cost
+# more than they save; the threads still take the slices from a shared counter, so a
+# thread that starts late leaves its slice to the others.
+SLICES_PER_THREAD = 1
 
 
 def _slice_count(batch: int, units: int) -> int:
@@ -171,25 +173,32 @@ def _lstm_sequence(ctx: KernelContext, x: np.ndarray, c0: np.ndarray, h0: np.nda
     if steps == 0:
         return h_seq, c_seq, gates, np.array(c0, dtype=dt), np.array(h0, dtype=dt)
     x, h0 = np.ascontiguousarray(x), np.ascontiguousarray(h0)
-    wx, wh = w[:n_in], w[n_in:]
-    # The bias with the forget bias folded into the f block, added once per step.
+    scale, offset = _gate_affine(ctx, units, dt)
+    # The gates' pre-activations are wanted scaled (see _gate_affine): the kernel and the
+    # bias (with the forget bias folded into the f block) are scaled once here. The
+    # scales are 1 and 1/2, so the products equal the scaled products of the unscaled
+    # kernel exactly.
+    w_scaled = np.multiply(w, scale, dtype=dt)
+    wx, wh = w_scaled[:n_in], w_scaled[n_in:]
     bias = np.array(b, dtype=dt)
     bias[2 * units:3 * units] += ctx.attrs["forget_bias"]
-    scale, offset = _gate_affine(ctx, units, dt)
+    bias *= scale
 
     def layer(rows: range) -> None:
         s = slice(rows.start, rows.stop)
+        # The input part of every step's gates in one product (and one bias pass), so
+        # that each step only adds h @ w_h.
+        z_all = gates[:, s]
+        np.matmul(x[:, s], wx, out=z_all)
+        z_all += bias
         rec = np.empty((len(rows), 4 * units), dt)
         ij = np.empty((len(rows), units), dt)
         c_prev, h_prev = c0[s], h0[s]
         for t in range(steps):
             z = gates[t, s]
-            np.matmul(x[t, s], wx, out=z)
-            z += bias
             np.matmul(h_prev, wh, out=rec)
             z += rec
             # sigmoid(i), tanh(j), sigmoid(f), sigmoid(o) by one tanh pass.
-            z *= scale
             np.tanh(z, out=z)
             z *= scale
             z += offset
@@ -272,6 +281,9 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
             # [units, rows] buffer: BLAS then walks the kernel in its own row-major order
             # (about 1.5x faster than dz @ w_h.T at these sizes); dh is its transpose.
             dh_t = np.empty((n, size), dt)
+            # Every step's c is an output, but its gradient is zeros unless a program
+            # uses c_seq; then the loop need not add it.
+            with_dc = bool(dc_seq[:-1, s].any())
             for t in range(steps - 1, -1, -1):
                 np.multiply(dh, a[t, s], out=dct)
                 dct += dc
@@ -286,7 +298,8 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
                 dh = dh_t.T
                 if t:
                     dh += dh_seq[t - 1, s]
-                    dc += dc_seq[t - 1, s]
+                    if with_dc:
+                        dc += dc_seq[t - 1, s]
             dc0[s] = dc
             dh0[s] = dh
             # Step t's recurrent input is h_{t-1}: h0 for the first step, h_seq after.
