@@ -73,7 +73,7 @@ def test_registered_kernels_take_the_slices(two_threads, monkeypatch):
     got = rnn_kernels._fused_lstm_sequence(_Ctx(), x, c0, h0, w, b)
     g_got = rnn_kernels._fused_lstm_sequence_grad(_Ctx(), x, c0, h0, w, b, *got[:3], dh,
                                                   dc, dcl, dhl)
-    assert sliced and sliced[0] == 4
+    assert sliced and sliced[0] == 2 * rnn_kernels.SLICES_PER_THREAD
     for want, have in zip(whole + g_whole, got + g_got):
         np.testing.assert_allclose(have, want, rtol=1e-13, atol=1e-13)
     # The backward pass gives its work arrays back for the next call.
@@ -82,7 +82,7 @@ def test_registered_kernels_take_the_slices(two_threads, monkeypatch):
 
 def test_slice_count(monkeypatch):
     monkeypatch.setattr(threads, "workers", lambda: 2)
-    assert rnn_kernels._slice_count(128, 128) == 4
+    assert rnn_kernels._slice_count(128, 128) == 2 * rnn_kernels.SLICES_PER_THREAD
     assert rnn_kernels._slice_count(4, 128) == 1        # too few rows
     assert rnn_kernels._slice_count(64, 8) == 1         # too little work per slice
     monkeypatch.setattr(threads, "workers", lambda: 1)
