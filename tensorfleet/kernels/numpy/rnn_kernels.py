@@ -249,6 +249,21 @@ def _fused_lstm_sequence_grad(ctx: KernelContext, x: Any, c0: Any, h0: Any, w: A
                                    dc_last, dh_last, units, _slice_count(x.shape[1], units))
 
 
+def _active_steps(dh_seq: np.ndarray, dc_seq: np.ndarray, dc_last: np.ndarray,
+                  dh_last: np.ndarray) -> int:
+    """How many leading steps the backward pass must run: one past the last step that a
+    nonzero gradient reaches. Steps after it get zero gradients from above and pass
+    zeros back, so their gates' gradients are zeros (a classifier that reads only a
+    backward layer's first step, or an encoder's final state, leaves most steps so)."""
+    steps = dh_seq.shape[0]
+    if dh_last.any() or dc_last.any():
+        return steps
+    for t in range(steps - 1, -1, -1):
+        if dh_seq[t].any() or dc_seq[t].any():
+            return t + 1
+    return 0
+
+
 def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.ndarray,
                         b: np.ndarray, h_seq: np.ndarray, c_seq: np.ndarray,
                         gates: np.ndarray, dh_seq: np.ndarray, dc_seq: np.ndarray,
@@ -256,26 +271,31 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
                         pieces: int = 1) -> Tuple[np.ndarray, ...]:
     """The backward pass with the batch cut into ``pieces`` slices for the recurrence and
     the kernel's gradient products cut by rows of their outputs, all run by
-    ``parallel_tasks``; each piece computes its part exactly as the whole would."""
+    ``parallel_tasks``; each piece computes its part exactly as the whole would. Only
+    the leading steps that a nonzero gradient reaches run (``_active_steps``): the
+    others' gradients are zeros, which add nothing to the kernel's."""
     steps, batch, n_in = x.shape
     n, dt = units, x.dtype
-    if steps == 0:
+    active = _active_steps(dh_seq, dc_seq, dc_last, dh_last) if steps else 0
+    if active == 0:
         return (np.zeros_like(x), np.array(dc_last, dtype=dt), np.array(dh_last, dtype=dt),
                 np.zeros_like(w), np.zeros_like(b))
     wh = w[n_in:]
     dc0 = np.empty((batch, n), dt)
     dh0 = np.empty((batch, n), dt)
-    with scratch_arrays.borrowed(gates.shape, dt) as dz, \
-            scratch_arrays.borrowed(gates.shape, dt) as p, \
-            scratch_arrays.borrowed(c_seq.shape, dt) as a, \
-            scratch_arrays.borrowed(c_seq.shape, dt) as h_prev:
+    with scratch_arrays.borrowed((active, batch, 4 * n), dt) as dz, \
+            scratch_arrays.borrowed((active, batch, 4 * n), dt) as p, \
+            scratch_arrays.borrowed((active, batch, n), dt) as a, \
+            scratch_arrays.borrowed((active, batch, n), dt) as h_prev:
 
         def recurrence(rows: range) -> None:
             s = slice(rows.start, rows.stop)
             size = len(rows)
-            _backward_factors(gates[:, s], c_seq[:, s], c0[s], units, p[:, s], a[:, s])
-            dh = np.add(dh_seq[-1, s], dh_last[s], dtype=dt)
-            dc = np.add(dc_seq[-1, s], dc_last[s], dtype=dt)
+            _backward_factors(gates[:active, s], c_seq[:active, s], c0[s], units, p[:, s],
+                              a[:, s])
+            last = active - 1
+            dh = np.add(dh_seq[last, s], dh_last[s], dtype=dt)
+            dc = np.add(dc_seq[last, s], dc_last[s], dtype=dt)
             dct = np.empty((size, n), dt)
             # The recurrent gradient is computed transposed, w_h @ dz.T, into a
             # [units, rows] buffer: BLAS then walks the kernel in its own row-major order
@@ -283,8 +303,8 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
             dh_t = np.empty((n, size), dt)
             # Every step's c is an output, but its gradient is zeros unless a program
             # uses c_seq; then the loop need not add it.
-            with_dc = bool(dc_seq[:-1, s].any())
-            for t in range(steps - 1, -1, -1):
+            with_dc = bool(dc_seq[:last, s].any())
+            for t in range(last, -1, -1):
                 np.multiply(dh, a[t, s], out=dct)
                 dct += dc
                 dz_t = dz[t, s]
@@ -304,16 +324,18 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
             dh0[s] = dh
             # Step t's recurrent input is h_{t-1}: h0 for the first step, h_seq after.
             h_prev[0, s] = h0[s]
-            h_prev[1:, s] = h_seq[:-1, s]
+            h_prev[1:, s] = h_seq[:last, s]
 
         parallel_tasks.run([functools.partial(recurrence, r)
                             for r in parallel_tasks.spans(batch, pieces)])
-        # The kernel's and the inputs' gradients: one product each over every step,
-        # cut by rows of their outputs.
-        flat_dz = dz.reshape(steps * batch, 4 * n)
-        flat_x = np.ascontiguousarray(x).reshape(steps * batch, n_in)
-        flat_h = h_prev.reshape(steps * batch, n)
+        # The kernel's and the inputs' gradients: one product each over the active
+        # steps, cut by rows of their outputs.
+        rows_in = active * batch
+        flat_dz = dz.reshape(rows_in, 4 * n)
+        flat_x = np.ascontiguousarray(x).reshape(steps * batch, n_in)[:rows_in]
+        flat_h = h_prev.reshape(rows_in, n)
         dx = np.empty((steps * batch, n_in), dt)
+        dx[rows_in:] = 0
         dw = np.empty_like(w)
         db = np.empty(4 * n, dt)
         wx_t = w[:n_in].T
@@ -330,7 +352,7 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
                  for r in parallel_tasks.spans(n, pieces)]
         tasks.append(lambda: np.matmul(flat_x.T, flat_dz, out=dw[:n_in]))
         tasks += [functools.partial(input_grad, r)
-                  for r in parallel_tasks.spans(steps * batch, pieces)]
+                  for r in parallel_tasks.spans(rows_in, pieces)]
         tasks.append(lambda: np.sum(flat_dz, axis=0, out=db))
         parallel_tasks.run(tasks)
     return dx.reshape(steps, batch, n_in), dc0, dh0, dw, db
