@@ -14,7 +14,7 @@ from tensorfleet.kernels.onednn import threads
 
 @pytest.fixture
 def two_threads(monkeypatch):
-    monkeypatch.setattr(threads, "workers", lambda: 2)
+    monkeypatch.setattr(threads, "limit", lambda: 2)
     assert parallel_tasks.thread_count() == 2
 
 
@@ -49,7 +49,7 @@ def test_a_task_error_reaches_the_caller(two_threads):
 
 
 def test_one_thread_runs_the_tasks_in_order(monkeypatch):
-    monkeypatch.setattr(threads, "workers", lambda: 1)
+    monkeypatch.setattr(threads, "limit", lambda: 1)
     order = []
     parallel_tasks.run([lambda i=i: order.append((i, threading.get_ident()))
                         for i in range(4)])

@@ -34,7 +34,7 @@ def _problem(dtype, steps=6, batch=11, n_in=5, units=7, seed=3):
 
 @pytest.fixture
 def two_threads(monkeypatch):
-    monkeypatch.setattr(threads, "workers", lambda: 2)
+    monkeypatch.setattr(threads, "limit", lambda: 2)
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 1e-5)])
@@ -81,11 +81,11 @@ def test_registered_kernels_take_the_slices(two_threads, monkeypatch):
 
 
 def test_slice_count(monkeypatch):
-    monkeypatch.setattr(threads, "workers", lambda: 2)
+    monkeypatch.setattr(threads, "limit", lambda: 2)
     assert rnn_kernels._slice_count(128, 128) == 2 * rnn_kernels.SLICES_PER_THREAD
     assert rnn_kernels._slice_count(4, 128) == 1        # too few rows
     assert rnn_kernels._slice_count(64, 8) == 1         # too little work per slice
-    monkeypatch.setattr(threads, "workers", lambda: 1)
+    monkeypatch.setattr(threads, "limit", lambda: 1)
     assert rnn_kernels._slice_count(128, 128) == 1
 
 
