@@ -103,6 +103,26 @@ def test_gradient_through_every_steps_c_output():
                     atol=1e-7)
 
 
+def test_backward_op_gets_an_empty_c_gradient_when_none_reaches_c():
+    x, c0, h0 = rand(5, 3, 4), rand(3, 6), rand(3, 6)
+    w, b = tf.constant(rand(10, 24, scale=1.0)), tf.constant(rand(24))
+    h_seq, _, _ = rnn_ops.fused_lstm_sequence(x, c0, h0, w, b, 0.5)
+    loss = tf.reduce_sum(h_seq * h_seq)
+    (dw,) = tf.gradients(loss, [w])
+    grad_op = next(op for op in tf.get_default_graph().get_operations()
+                   if op.type == "FusedLSTMSequenceGrad")
+    assert grad_op.inputs[9].shape.as_list() == [0]
+    with tf.Session() as sess:
+        got = sess.run(dw)
+    # The same gradient with every step's c fed a zero gradient explicitly (a Fill,
+    # which the backward op takes as it is).
+    dc = tf.zeros([5, 3, 6], tf.float64)
+    explicit = rnn_ops.fused_lstm_sequence_grad(h_seq.op, 2 * h_seq, dc,
+                                                tf.zeros_like(c0), tf.zeros_like(h0))
+    with tf.Session() as sess:
+        np.testing.assert_allclose(got, sess.run(explicit[3]), rtol=1e-12, atol=1e-14)
+
+
 def test_fused_lstm_sequence_float32_and_bad_inputs():
     x = tf.placeholder(tf.float32, [None, 2, 3])
     c = tf.placeholder(tf.float32, [2, 4])

@@ -10,7 +10,7 @@ overflows for large ``|z|`` as ``1 / (1 + exp(-z))`` does in float32.
 from __future__ import annotations
 
 import functools
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -244,12 +244,19 @@ def _fused_lstm_sequence_grad(ctx: KernelContext, x: Any, c0: Any, h0: Any, w: A
                               dc_seq: Any, dc_last: Any, dh_last: Any
                               ) -> Tuple[np.ndarray, ...]:
     units = _check_sequence_shapes(ctx, x, c0, h0, w, b)
+    if dc_seq.size == 0:
+        # No gradient reaches every step's c (see rnn_ops.fused_lstm_sequence_grad).
+        dc_seq = None
+    elif dc_seq.shape != c_seq.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"{ctx.op_name}: the gradient of every step's c has shape "
+                        f"{dc_seq.shape}, expected {c_seq.shape} or an empty tensor")
     with blas_threads.one_thread():
         return _lstm_sequence_grad(x, c0, h0, w, b, h_seq, c_seq, gates, dh_seq, dc_seq,
                                    dc_last, dh_last, units, _slice_count(x.shape[1], units))
 
 
-def _active_steps(dh_seq: np.ndarray, dc_seq: np.ndarray, dc_last: np.ndarray,
+def _active_steps(dh_seq: np.ndarray, dc_seq: Optional[np.ndarray], dc_last: np.ndarray,
                   dh_last: np.ndarray) -> int:
     """How many leading steps the backward pass must run: one past the last step that a
     nonzero gradient reaches. Steps after it get zero gradients from above and pass
@@ -259,21 +266,23 @@ def _active_steps(dh_seq: np.ndarray, dc_seq: np.ndarray, dc_last: np.ndarray,
     if dh_last.any() or dc_last.any():
         return steps
     for t in range(steps - 1, -1, -1):
-        if dh_seq[t].any() or dc_seq[t].any():
+        if dh_seq[t].any() or (dc_seq is not None and dc_seq[t].any()):
             return t + 1
     return 0
 
 
 def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.ndarray,
                         b: np.ndarray, h_seq: np.ndarray, c_seq: np.ndarray,
-                        gates: np.ndarray, dh_seq: np.ndarray, dc_seq: np.ndarray,
-                        dc_last: np.ndarray, dh_last: np.ndarray, units: int,
+                        gates: np.ndarray, dh_seq: np.ndarray,
+                        dc_seq: Optional[np.ndarray], dc_last: np.ndarray,
+                        dh_last: np.ndarray, units: int,
                         pieces: int = 1) -> Tuple[np.ndarray, ...]:
     """The backward pass with the batch cut into ``pieces`` slices for the recurrence and
     the kernel's gradient products cut by rows of their outputs, all run by
     ``parallel_tasks``; each piece computes its part exactly as the whole would. Only
     the leading steps that a nonzero gradient reaches run (``_active_steps``): the
-    others' gradients are zeros, which add nothing to the kernel's."""
+    others' gradients are zeros, which add nothing to the kernel's. ``dc_seq`` None: no
+    gradient reaches every step's c."""
     steps, batch, n_in = x.shape
     n, dt = units, x.dtype
     active = _active_steps(dh_seq, dc_seq, dc_last, dh_last) if steps else 0
@@ -295,7 +304,8 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
                               a[:, s])
             last = active - 1
             dh = np.add(dh_seq[last, s], dh_last[s], dtype=dt)
-            dc = np.add(dc_seq[last, s], dc_last[s], dtype=dt)
+            dc = np.array(dc_last[s], dtype=dt) if dc_seq is None else \
+                np.add(dc_seq[last, s], dc_last[s], dtype=dt)
             dct = np.empty((size, n), dt)
             # The recurrent gradient is computed transposed, w_h @ dz.T, into a
             # [units, rows] buffer: BLAS then walks the kernel in its own row-major order
@@ -303,7 +313,7 @@ def _lstm_sequence_grad(x: np.ndarray, c0: np.ndarray, h0: np.ndarray, w: np.nda
             dh_t = np.empty((n, size), dt)
             # Every step's c is an output, but its gradient is zeros unless a program
             # uses c_seq; then the loop need not add it.
-            with_dc = bool(dc_seq[:last, s].any())
+            with_dc = dc_seq is not None and bool(dc_seq[:last, s].any())
             for t in range(last, -1, -1):
                 np.multiply(dh, a[t, s], out=dct)
                 dct += dc
