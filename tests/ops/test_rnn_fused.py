@@ -244,6 +244,23 @@ def test_cells_that_are_not_plain_lstms_or_lengths_take_the_step_path():
     assert "FusedLSTMSequence" in op_types()
 
 
+class _OwnMathLSTM(rc.LSTMCell):
+    def call(self, inputs, state):
+        return super().call(inputs * 2.0, state)
+
+
+def test_lstm_subclasses_keeping_the_math_take_the_whole_sequence_path():
+    block = tf.contrib.rnn.LSTMBlockCell(3)
+    assert rnn_mod._lstm_layers(block) == [block]
+    assert rnn_mod._lstm_layers(tf.contrib.rnn.LSTMBlockCell(3, use_peephole=True)) is None
+    assert rnn_mod._lstm_layers(_OwnMathLSTM(3)) is None
+    x = tf.zeros([2, 3, 4])
+    tf.nn.dynamic_rnn(block, x, dtype=tf.float32)
+    assert "FusedLSTMSequence" in op_types() and "FusedLSTMCell" not in op_types()
+    names = {v.op.name for v in tf.global_variables()}
+    assert names == {"rnn/lstm_cell/kernel", "rnn/lstm_cell/bias"}
+
+
 def test_a_cell_called_first_by_hand_keeps_its_variables():
     cell = rc.BasicLSTMCell(3)
     x = tf.constant(rand(2, 4, 5), tf.float32)
