@@ -279,3 +279,15 @@ def test_bad_multi_cell_state_raises():
     with pytest.raises(ValueError, match="tuple of length 2"):
         tf.nn.dynamic_rnn(cell, tf.zeros([2, 3, 4]),
                           initial_state=(cell.zero_state(2, tf.float32)[0],))
+
+
+@pytest.mark.parametrize("form", ["dynamic", "static"])
+def test_bidirectional_lstms_run_one_op_per_direction(form):
+    x = tf.zeros([2, 5, 4])
+    fw, bw = rc.BasicLSTMCell(3), tf.contrib.rnn.LSTMCell(3)
+    if form == "dynamic":
+        tf.nn.bidirectional_dynamic_rnn(fw, bw, x, dtype=tf.float32)
+    else:
+        tf.nn.static_bidirectional_rnn(fw, bw, tf.unstack(x, 5, 1), dtype=tf.float32)
+    types = op_types()
+    assert types.count("FusedLSTMSequence") == 2 and "FusedLSTMCell" not in types
