@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import heapq
 import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tensorfleet import errors
@@ -22,6 +24,7 @@ from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelCon
                                           StepState, get_kernel, resolve_kernel,
                                           set_current_step, set_plan_builder)
 from tensorfleet.runtime import process
+from tensorfleet.runtime.kernel_fusion import FUSED_CONV, find_chains
 from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR, checking_kernel
 
 ASYNC_OPS = {"_Recv"}
@@ -53,8 +56,10 @@ def prune(fetches: Sequence[Tensor], targets: Sequence[Operation],
     return topological_order(list(needed), feeds)
 
 
-def topological_order(ops: List[Operation], feeds: Set[Tensor] = frozenset()) -> List[Operation]:
-    """Kahn's algorithm, ties broken by creation order so plans are deterministic."""
+def topological_order(ops: List[Operation], feeds: Set[Tensor] = frozenset(),
+                      first: Set[Operation] = frozenset()) -> List[Operation]:
+    """Kahn's algorithm, ties broken by creation order so plans are deterministic; the
+    ops of ``first`` go before any other op that is ready at the same time."""
     opset = set(ops)
     indeg: Dict[Operation, int] = {op: 0 for op in ops}
     users: Dict[Operation, List[Operation]] = {op: [] for op in ops}
@@ -64,16 +69,16 @@ def topological_order(ops: List[Operation], feeds: Set[Tensor] = frozenset()) ->
         indeg[op] = len(deps)
         for d in deps:
             users[d].append(op)
-    heap = [(op._id, op) for op in ops if indeg[op] == 0]
+    heap = [(op not in first, op._id, op) for op in ops if indeg[op] == 0]
     heapq.heapify(heap)
     out: List[Operation] = []
     while heap:
-        _, op = heapq.heappop(heap)
+        _, _, op = heapq.heappop(heap)
         out.append(op)
         for u in users[op]:
             indeg[u] -= 1
             if indeg[u] == 0:
-                heapq.heappush(heap, (u._id, u))
+                heapq.heappush(heap, (u not in first, u._id, u))
     if len(out) != len(ops):
         cyc = [op.name for op in ops if indeg[op] > 0][:5]
         raise errors.InvalidArgumentError(None, None, f"Graph has a cycle among {cyc}")
@@ -117,6 +122,12 @@ STATE_READING_OPS = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
                      "IsVariableInitialized", "VarIsInitializedOp"}
 
 
+def runs_as_written(ops: List[Operation]) -> bool:
+    """Whether a step holds control-flow primitives, which pass deadness along control
+    edges: such a step runs every op as written, unfused."""
+    return any(op.type in DEADNESS_OPS for op in ops)
+
+
 def idle_ops(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
     """The ops of a step whose running nobody can observe, which the step skips.
 
@@ -129,7 +140,7 @@ def idle_ops(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
     layer's input gradient (the costliest kernel of a small conv net's step);
     TensorFlow's graph optimizer drops them too. ``ops`` is in topological order.
     """
-    if any(op.type in DEADNESS_OPS for op in ops):
+    if runs_as_written(ops):
         return set()
     in_step = set(ops)
     fetched = {t.op for t in fetches}
@@ -160,6 +171,99 @@ def _has_effect(op: Operation) -> bool:
     return bool(od.ref_indices(op) or t in CHECKING_OPS or t.startswith("_")
                 or t.startswith("Placeholder") or t.startswith("TensorArray")
                 or (not op.outputs and t != "NoOp"))
+
+
+# Dense optimizer updates of large variables: bound by memory bandwidth, they run
+# beside the compute-bound kernels after them (a conv net's last convolution gradients)
+# instead of before them.
+DEFERRABLE_UPDATES = {"ApplyAdam", "ApplyMomentum", "ApplyGradientDescent"}
+# Variables below this many elements are updated in line: too short to overlap.
+DEFER_MIN_ELEMENTS = 1 << 18
+_update_threads: Optional[ThreadPoolExecutor] = None
+_update_threads_lock = threading.Lock()
+
+
+def deferrable_updates(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
+    """The dense updates of large variables whose result nothing reads (only control
+    edges wait for them) and that are not fetched."""
+    fetched = {t.op for t in fetches}
+    read = {t.op for op in ops for t in op.inputs}
+    chosen: Set[Operation] = set()
+    for op in ops:
+        if op.type not in DEFERRABLE_UPDATES or op in fetched or op in read:
+            continue
+        var = op.inputs[0]
+        size = var.shape.num_elements() if var.shape.ndims is not None else None
+        if size is not None and size >= DEFER_MIN_ELEMENTS:
+            chosen.add(op)
+    return chosen
+
+
+def hoist(ops: List[Operation], chosen: Set[Operation],
+          feeds: Sequence[Tensor] = ()) -> List[Operation]:
+    """``ops`` in a topological order that runs ``chosen`` and what they wait for
+    before every other op, so that they start as early as they can."""
+    if not chosen:
+        return ops
+    fed = set(feeds)
+    in_step = set(ops)
+    first: Set[Operation] = set()
+    stack = list(chosen)
+    while stack:
+        op = stack.pop()
+        if op in first:
+            continue
+        first.add(op)
+        stack.extend(t.op for t in op.inputs if t not in fed and t.op in in_step)
+        stack.extend(c for c in op.control_inputs if c in in_step)
+    return topological_order(ops, fed, first)
+
+
+def deferred_updates(ops: List[Operation], chosen: Set[Operation]
+                     ) -> Tuple[Set[int], Dict[int, List[int]]]:
+    """Which steps of a plan (indices into ``ops``) run on the update thread (those of
+    ``chosen``), and for each later step the deferred ones it must wait for: a step
+    waits for one when it waits for it by a control edge, or reads or updates the same
+    variable (directly or through ``Identity`` reads), so every step sees the variables
+    as the one-by-one order would have left them; the step itself waits for all
+    before it returns."""
+    index = {op: j for j, op in enumerate(ops)}
+    deferred: Set[int] = set()
+    variables: Dict[int, Tensor] = {}
+    for j, op in enumerate(ops):
+        if op in chosen:
+            deferred.add(j)
+            variables[j] = op.inputs[0]
+    if not deferred:
+        return set(), {}
+    waits: Dict[int, List[int]] = {}
+    for j, op in enumerate(ops):
+        deps = {index[c] for c in op.control_inputs if c in index}
+        touched = {t for t in op.inputs}
+        touched.update(t.op.inputs[0] for t in op.inputs
+                       if t.op.type in ALIAS_OPS and t.op.inputs)
+        need = [i for i in deferred if i < j and (i in deps or variables[i] in touched)]
+        if need:
+            waits[j] = need
+    return deferred, waits
+
+
+def _update_pool() -> ThreadPoolExecutor:
+    global _update_threads
+    with _update_threads_lock:
+        if _update_threads is None:
+            _update_threads = ThreadPoolExecutor(max_workers=2,
+                                                 thread_name_prefix="deferred-update")
+        return _update_threads
+
+
+def _run_in_step(step: Optional[StepState], kern: Callable[..., Any], ctx: KernelContext,
+                 args: List[Any]) -> Any:
+    prev = set_current_step(step)
+    try:
+        return kern(ctx, *args)
+    finally:
+        set_current_step(prev)
 
 
 def _idle_kernel(n_outputs: int) -> Callable[..., Any]:
@@ -264,6 +368,8 @@ class Plan:
     def __init__(self, ops: List[Operation], feeds: Sequence[Tensor], fetches: Sequence[Tensor],
                  resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
                  owner: Any = None, allow_soft_placement: Optional[bool] = None):
+        chosen = deferrable_updates(ops, fetches)
+        ops = hoist(ops, chosen, feeds)
         self.ops = ops
         if allow_soft_placement is None:
             allow_soft_placement = _soft_placement_of(owner)
@@ -284,14 +390,25 @@ class Plan:
                    for i in op.op_def.ref_indices(op) if i < len(op.inputs)}
         order: Optional[_UpdateOrder] = None
         idle = idle_ops(ops, fetches)
+        chains = find_chains(ops, fetches, idle) if not runs_as_written(ops) else {}
+        # The ops of a fused chain before its head run nothing; the head runs the chain.
+        idle |= {o for c in chains.values() for o in (c.conv, c.bias_add) if o is not c.head}
         self.idle = idle
         for op in ops:
-            kern = (_idle_kernel(len(op.outputs)) if op in idle else
-                    resolve_kernel(op.type, op.name, op.device, allow_soft_placement))
+            chain = chains.get(op)
+            inputs: Sequence[Tensor] = op.inputs
+            attrs = op.attrs
+            if op in idle:
+                kern = _idle_kernel(len(op.outputs))
+            elif chain is not None:
+                kern = resolve_kernel(FUSED_CONV, op.name, op.device, allow_soft_placement)
+                inputs, attrs = chain.inputs, chain.attrs()
+            else:
+                kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
             deref = []
-            refs = op.op_def.ref_indices(op)
-            for i, t in enumerate(op.inputs):
+            refs = op.op_def.ref_indices(op) if chain is None else ()
+            for i, t in enumerate(inputs):
                 if t not in slot:
                     raise errors.InvalidArgumentError(
                         op.name, None, f"Input {t.name} of {op.name} is not computed in this plan")
@@ -300,11 +417,11 @@ class Plan:
                         and i not in refs):
                     deref.append(i)
             if deref:
-                if order is None and any(op.inputs[i] in mutated for i in deref):
+                if order is None and any(inputs[i] in mutated for i in deref):
                     order = _UpdateOrder(ops, fetches)
                 kern = _deref_wrapper(kern, tuple(deref),
-                                      tuple(op.inputs[i] in mutated
-                                            and order.needs_copy(op, op.inputs[i])
+                                      tuple(inputs[i] in mutated
+                                            and order.needs_copy(op, inputs[i])
                                             for i in deref))
             if op.attrs.get(CHECK_NUMERICS_ATTR) and op.type not in ASYNC_OPS:
                 kern = checking_kernel(kern, op)
@@ -318,14 +435,17 @@ class Plan:
             n_slots += n
             if n > 1:
                 kern = _counted(kern, n, op.name)
-            ctx = KernelContext(op.name, op.type, op.attrs, resources, op_state(op), op.device,
-                                owner)
+            ctx = KernelContext(op.name, FUSED_CONV if chain else op.type, attrs, resources,
+                                op_state(op), op.device, owner)
             steps.append((kern, ctx, tuple(ins), out_spec, n > 1, op))
             if op.type == "Switch":
                 self.has_dead = True
             if op.type in ASYNC_OPS:
                 self.is_async = True
         self.steps = steps
+        self.deferred, self.deferred_waits = (
+            deferred_updates(ops, chosen) if chosen and not (self.has_dead or self.is_async)
+            else (set(), {}))
         self.n_slots = n_slots
         self.feed_slots = [slot[t] for t in feeds]
         self.feed_tensors = list(feeds)
@@ -357,12 +477,58 @@ class Plan:
         return out
 
     def _run_fast(self, vals: List[Any]) -> None:
+        if self.deferred:
+            self._run_deferring(vals)
+            return
         op = None
         try:
             for kern, ctx, ins, out, multi, op in self.steps:
                 vals[out] = kern(ctx, *[vals[i] for i in ins])
         except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
             raise _as_op_error(e, op) from e
+
+    def _run_deferring(self, vals: List[Any]) -> None:
+        """``_run_fast`` with the deferred updates (see ``deferred_updates``) run on a
+        thread of their own, each waited for by the first step that must see it done."""
+        pending: Dict[int, Any] = {}
+        step = getattr(_STEP, "value", None)
+        op = None
+        error: Optional[BaseException] = None
+        try:
+            for j, (kern, ctx, ins, out, multi, op) in enumerate(self.steps):
+                for i in self.deferred_waits.get(j, ()):
+                    if i in pending:
+                        vals[self.steps[i][3]] = self._finish(pending.pop(i), i)
+                args = [vals[i] for i in ins]
+                if j in self.deferred:
+                    pending[j] = _update_pool().submit(_run_in_step, step, kern, ctx, args)
+                else:
+                    vals[out] = kern(ctx, *args)
+        except errors.OpError as e:
+            error = e
+        except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
+            error = _as_op_error(e, op)
+            error.__cause__ = e
+        except BaseException:
+            for f in pending.values():
+                f.exception()
+            raise
+        # The updates change variables: none may still run once the step returns.
+        for i, f in pending.items():
+            try:
+                vals[self.steps[i][3]] = self._finish(f, i)
+            except errors.OpError as e:
+                error = error or e
+        if error is not None:
+            raise error
+
+    def _finish(self, future: Any, i: int) -> Any:
+        try:
+            return future.result()
+        except errors.OpError:
+            raise
+        except Exception as e:  # noqa: BLE001 - re-raised as an OpError naming the op
+            raise _as_op_error(e, self.steps[i][5]) from e
 
     def _run_with_dead(self, vals: List[Any]) -> None:
         """Runs ops, skipping every op that reads a dead tensor or control-depends on a

@@ -31,12 +31,14 @@ def _descs(lib: dnnl.Library, g: Window, o: int, fmt: str):
     return src, dst, w_user, w_any
 
 
-def _forward_pd(lib: dnnl.Library, g: Window, src: Any, w_any: Any, dst: Any) -> Any:
+def _forward_pd(lib: dnnl.Library, g: Window, src: Any, w_any: Any, dst: Any,
+                bias: Any = None, attr: Any = None) -> Any:
     return dnnl.primitive_desc(
         lib, "dnnl_convolution_forward_primitive_desc_create", lib.engine,
-        dnnl.FORWARD_TRAINING, dnnl.CONVOLUTION_DIRECT, src.handle, w_any.handle, None,
-        dst.handle, dnnl.dims(g.strides), dnnl.dims(g.dilations), dnnl.dims(g.pad_l),
-        dnnl.dims(g.pad_r), None)
+        dnnl.FORWARD_TRAINING, dnnl.CONVOLUTION_DIRECT, src.handle, w_any.handle,
+        None if bias is None else bias.handle, dst.handle, dnnl.dims(g.strides),
+        dnnl.dims(g.dilations), dnnl.dims(g.pad_l), dnnl.dims(g.pad_r),
+        None if attr is None else attr.handle)
 
 
 def _geometry(ctx: KernelContext, x_shape: Any, f_shape: Any) -> Optional[tuple]:
@@ -51,15 +53,22 @@ def _geometry(ctx: KernelContext, x_shape: Any, f_shape: Any) -> Optional[tuple]
     return fmt, g, o
 
 
-def _build_forward(fmt: str, g: Window, o: int):
+def _build_forward(fmt: str, g: Window, o: int, bias: bool = False, relu: bool = False):
+    """The forward plan; with ``bias`` it adds a per-channel bias ("b"), with ``relu``
+    it clips at zero, both as the output is written."""
     def build(lib: dnnl.Library, n_threads: int) -> plans.Plan:
         src, dst, w_user, w_any = _descs(lib, g, o, fmt)
-        prim = dnnl.Primitive(lib, _forward_pd(lib, g, src, w_any, dst))
+        b_md = dnnl.MemoryDesc(lib, (o,), dnnl.TAG_A) if bias else None
+        attr = dnnl.Attr(lib, (dnnl.ELTWISE_RELU,) if relu else ())
+        prim = dnnl.Primitive(lib, _forward_pd(lib, g, src, w_any, dst, b_md, attr))
         p = plans.Plan(lib)
         x = p.input("x", src, prim.md(dnnl.QUERY_SRC_MD))
         w = p.input("w", w_user, prim.md(dnnl.QUERY_WEIGHTS_MD))
         y = p.output("y", dst, prim.md(dnnl.QUERY_DST_MD))
-        p.add(prim, [(dnnl.ARG_SRC, x), (dnnl.ARG_WEIGHTS, w), (dnnl.ARG_DST, y)])
+        args = [(dnnl.ARG_SRC, x), (dnnl.ARG_WEIGHTS, w), (dnnl.ARG_DST, y)]
+        if bias:
+            args.append((dnnl.ARG_BIAS, p.input("b", b_md, b_md.handle)))
+        p.add(prim, args)
         return p
     return build
 
@@ -135,6 +144,28 @@ def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     return reference("Conv2D")(ctx, x, w)
 
 
+@register_backend_kernel("_FusedConv2D", "CPU", BACKEND)
+def fused_conv2d(ctx: KernelContext, x: Any, w: Any, *bias: Any) -> np.ndarray:
+    """``Conv2D`` with its per-channel bias and ReLU (``fused_ops``) in one oneDNN
+    primitive: the bias and the ReLU are applied as the output is written."""
+    fused = ctx.attrs.get("fused_ops", ())
+    with_bias = "BiasAdd" in fused
+    geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w, *bias) else None
+    if geo is not None and geo[0] == "NHWC" and (not with_bias or bias[0].shape == (geo[2],)):
+        fmt, g, o = geo
+        relu = "Relu" in fused
+        y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
+        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+        extra = dict(b=np.ascontiguousarray(bias[0])) if with_bias else {}
+        if batch_split.run_kernel(_key("Conv2D", fmt, g, o) + (fused,),
+                                  lambda k: _build_forward(fmt, g._replace(n=k), o,
+                                                           with_bias, relu), g.n,
+                                  lambda i, a, b: dict(x=x[a:b], w=w, y=y[a:b], **extra),
+                                  _least(g, o)):
+            return y
+    return reference("_FusedConv2D")(ctx, x, w, *bias)
+
+
 @register_backend_kernel("Conv2DBackpropInput", "CPU", BACKEND)
 def conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any,
                           dy: Any) -> np.ndarray:
@@ -175,4 +206,4 @@ def conv2d_backprop_filter(ctx: KernelContext, x: Any, filter_sizes: Any,
     return reference("Conv2DBackpropFilter")(ctx, x, filter_sizes, dy)
 
 
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "MIN_SLICE_MACS"]
+__all__ = ["conv2d", "fused_conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "MIN_SLICE_MACS"]

@@ -42,6 +42,7 @@ ENGINE_CPU = 1
 STREAM_DEFAULT_FLAGS = 1
 F32 = 3
 TAG_ANY = 1
+TAG_A = 2            # plain 1-D
 TAG_AB = 3           # row-major matrix
 TAG_BA = 14          # column-major matrix
 TAG_NCHW = 5         # dnnl_abcd
@@ -151,6 +152,12 @@ _SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "dnnl_eltwise_backward_primitive_desc_create": (
         None, [_pp, _p, ctypes.c_int, _p, _p, _p, ctypes.c_float, ctypes.c_float, _p, _p]),
     "dnnl_binary_primitive_desc_create": (None, [_pp, _p, ctypes.c_int, _p, _p, _p, _p]),
+    "dnnl_primitive_attr_create": (None, [_pp]),
+    "dnnl_primitive_attr_destroy": (None, [_p]),
+    "dnnl_primitive_attr_set_post_ops": (None, [_p, _p]),
+    "dnnl_post_ops_create": (None, [_pp]),
+    "dnnl_post_ops_destroy": (None, [_p]),
+    "dnnl_post_ops_append_eltwise": (None, [_p, ctypes.c_int, ctypes.c_float, ctypes.c_float]),
     "dnnl_reduction_primitive_desc_create": (
         None, [_pp, _p, ctypes.c_int, _p, _p, ctypes.c_float, ctypes.c_float, _p]),
 }
@@ -374,6 +381,32 @@ class Primitive:
             self.lib.dll.dnnl_primitive_desc_destroy(self.pd)
 
 
+class Attr:
+    """An owned ``dnnl_primitive_attr_t``, with element-wise post-ops (applied to a
+    primitive's output as it is written). A primitive descriptor copies what it needs,
+    so the attribute may go once the descriptor is made."""
+
+    __slots__ = ("lib", "handle")
+
+    def __init__(self, lib: Library, eltwise_post_ops: Sequence[int] = ()):
+        self.lib = lib
+        self.handle = ctypes.c_void_p()
+        lib.call("dnnl_primitive_attr_create", ctypes.byref(self.handle))
+        if eltwise_post_ops:
+            ops = ctypes.c_void_p()
+            lib.call("dnnl_post_ops_create", ctypes.byref(ops))
+            try:
+                for alg in eltwise_post_ops:
+                    lib.call("dnnl_post_ops_append_eltwise", ops, alg, 0.0, 0.0)
+                lib.call("dnnl_primitive_attr_set_post_ops", self.handle, ops)
+            finally:
+                lib.dll.dnnl_post_ops_destroy(ops)
+
+    def __del__(self) -> None:
+        if self.handle:
+            self.lib.dll.dnnl_primitive_attr_destroy(self.handle)
+
+
 def primitive_desc(lib: Library, creator: str, *args: Any) -> ctypes.c_void_p:
     """Runs a ``dnnl_*_primitive_desc_create`` call; the new descriptor handle."""
     pd = ctypes.c_void_p()
@@ -396,5 +429,5 @@ def reorder(lib: Library, src: Any, dst: Any) -> Primitive:
                                          lib.engine, rd, lib.engine, None))
 
 
-__all__ = ["load", "library_path", "Library", "LibraryUnavailable", "OneDNNError", "MemoryDesc",
+__all__ = ["load", "library_path", "Library", "LibraryUnavailable", "OneDNNError", "MemoryDesc", "Attr",
            "Memory", "Primitive", "primitive_desc", "reorder", "same_layout", "dims"]

@@ -38,6 +38,8 @@ class Plan:
         self.impl = ""
         # Objects the primitives refer to without owning (a backward pass's forward hint).
         self.keep: Any = None
+        # Bytes of the workspace a training-mode pooling writes (0: none).
+        self.workspace_bytes = 0
 
     def _user(self, name: str, user_md: dnnl.MemoryDesc) -> dnnl.Memory:
         m = dnnl.Memory(self.lib, user_md)

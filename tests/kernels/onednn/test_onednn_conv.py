@@ -83,8 +83,48 @@ def test_conv2d_values_and_gradients_match_numpy(case):
         assert_close(g, r, f"{what} {case}")
 
 
+@SETTINGS
+@given(conv_cases(), st.sampled_from(["bias_add", "add", None]), st.booleans())
+def test_fused_conv_bias_relu_matches_the_ops_one_by_one(case, bias_kind, relu):
+    case = dict(case, fmt="NHWC")
+    if bias_kind is None and not relu:
+        relu = True
+    build_conv, feeds = _conv_graph(case)
+    b_val = np.random.default_rng(case["seed"] + 2).standard_normal(case["o"]).astype(
+        np.float32)
+
+    def build(unfused):
+        def graph():
+            y, _, _ = build_conv()
+            x, k = (tf.get_default_graph().get_tensor_by_name(n) for n in ("x:0", "k:0"))
+            conv_out = y.op.outputs[0]
+            b = tf.constant(b_val)
+            z = conv_out
+            if bias_kind == "bias_add":
+                z = tf.nn.bias_add(z, b)
+            elif bias_kind == "add":
+                z = z + b
+            if relu:
+                z = tf.nn.relu(z)
+            up = tf.constant(np.random.default_rng(case["seed"] + 3).standard_normal(
+                [int(d) for d in z.shape]).astype(np.float32))
+            grads = tf.gradients(tf.reduce_sum(z * up), [x, k])
+            # Fetching the conv's own output keeps the chain unfused.
+            return [z] + grads + ([conv_out] if unfused else [])
+        return graph
+
+    with counting_plan_runs() as runs:
+        got = run_under("onednn", build(False), feeds)
+    assert runs[0] >= 3
+    want = run_under("numpy", build(True), feeds)
+    for g, r, what in zip(got, want, ["fused", "d/dinput", "d/dfilter"]):
+        assert g.shape == r.shape, what
+        assert_close(g, r, f"{what} {bias_kind} relu={relu} {case}")
+
+
 def test_graphs_resolve_to_the_onednn_kernels():
     assert kernel_in_use("Conv2D", "onednn") is conv.conv2d
+    assert kernel_in_use("_FusedConv2D", "onednn") is conv.fused_conv2d
     assert kernel_in_use("Conv2DBackpropInput", "onednn") is conv.conv2d_backprop_input
     assert kernel_in_use("Conv2DBackpropFilter", "onednn") is conv.conv2d_backprop_filter
     assert kernel_in_use("Conv2D", "numpy") is reference_kernel("Conv2D")

@@ -95,3 +95,24 @@ def test_nchw_attribute_runs_in_place():
     for mine, ref in [(pool.max_pool, "MaxPool"), (pool.avg_pool, "AvgPool")]:
         want = reference_kernel(ref)(nhwc, xt).transpose(0, 3, 1, 2)
         assert_close(mine(nchw, x), want, ref)
+
+
+def test_max_pool_grad_takes_the_forward_workspace_only_for_the_forward_output():
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 3, (2, 6, 6, 3)).astype(np.float32)  # tied maxima
+    dy = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME",
+             "data_format": "NHWC"}
+    fctx = KernelContext("p", "MaxPool", attrs, None, {}, "/cpu:0", None)
+    gctx = KernelContext("g", "MaxPoolGrad", attrs, None, {}, "/cpu:0", None)
+    y = pool.max_pool(fctx, x)
+    assert pool._workspace_of(y, "NHWC", pool._geometry(fctx, x.shape)[1]) is not None
+    # The forward's own output: its workspace; a copy: the forward run again.
+    from_workspace = pool.max_pool_grad(gctx, x, y, dy)
+    recomputed = pool.max_pool_grad(gctx, x, y.copy(), dy)
+    want = reference_kernel("MaxPoolGrad")(gctx, x, y, dy)
+    np.testing.assert_array_equal(from_workspace, want)
+    np.testing.assert_array_equal(recomputed, want)
+    key = id(y)
+    del y
+    assert key not in pool._workspaces

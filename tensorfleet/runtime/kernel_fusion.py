@@ -1,0 +1,129 @@
+"""Chains of ops that a step runs as one kernel: a convolution with its bias and ReLU.
+
+A conv layer is three ops, ``Conv2D`` then ``BiasAdd`` (or ``Add`` of a per-channel
+bias) then ``Relu``, and run one by one each passes over the whole activation: two of
+the three passes only add a bias or clip at zero, and each writes a new array as large
+as the conv's output. Run as one ``_FusedConv2D`` kernel, the bias and the ReLU are
+applied where the convolution writes its output (oneDNN's bias argument and ReLU
+post-op; in place in the numpy kernel). TensorFlow's graph optimizer makes the same
+rewrite for its oneDNN kernels.
+
+A chain is fused only where nothing else can tell: the conv's and the bias add's
+outputs have no other reader in the step and are not fetched, no op of the chain waits
+on a control edge or checks numerics, the chain sits on one device, and the
+activations are NHWC with one bias value per output channel (the layout in which
+``Add`` of a ``[C]`` bias is a per-channel bias). The fused kernel runs at the last op
+of the chain; the ops before it run nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from tensorfleet.framework.graph import Operation, Tensor
+from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR
+
+FUSED_CONV = "_FusedConv2D"
+BIAS_OPS = {"BiasAdd", "Add", "AddV2"}
+
+
+class Chain(NamedTuple):
+    """A conv, its bias add (or None), its ReLU (or None), and the fused kernel's
+    inputs: the conv's input and filter, then the bias when there is one."""
+
+    conv: Operation
+    bias_add: Optional[Operation]
+    relu: Optional[Operation]
+    inputs: Tuple[Tensor, ...]
+
+    @property
+    def head(self) -> Operation:
+        """The op at which the fused kernel runs (the chain's last)."""
+        return self.relu or self.bias_add or self.conv
+
+    @property
+    def fused_ops(self) -> Tuple[str, ...]:
+        return (("BiasAdd",) if self.bias_add is not None else ()) + \
+            (("Relu",) if self.relu is not None else ())
+
+    def attrs(self) -> dict:
+        """The fused kernel's attributes: the conv's, and which ops follow it."""
+        return dict(self.conv.attrs, fused_ops=self.fused_ops)
+
+
+def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
+                idle: Set[Operation]) -> Dict[Operation, Chain]:
+    """The fusable chains of a step (``ops`` in topological order), by their head op."""
+    fetched = set(fetches)
+    readers: Dict[Tensor, List[Operation]] = {}
+    for op in ops:
+        if op in idle:
+            continue
+        for t in op.inputs:
+            readers.setdefault(t, []).append(op)
+    chains: Dict[Operation, Chain] = {}
+    for op in ops:
+        if op.type == "Conv2D" and op not in idle:
+            chain = _chain_from(op, readers, fetched)
+            if chain is not None:
+                chains[chain.head] = chain
+    return chains
+
+
+def _plain(op: Operation) -> bool:
+    return not op.control_inputs and not op.attrs.get(CHECK_NUMERICS_ATTR)
+
+
+def _only_reader(t: Tensor, readers: Dict[Tensor, List[Operation]],
+                 fetched: Set[Tensor]) -> Optional[Operation]:
+    users = readers.get(t, ())
+    if len(users) != 1 or t in fetched:
+        return None
+    user = users[0]
+    if not _plain(user) or user.device != t.op.device:
+        return None
+    return user
+
+
+def _per_channel_bias(add: Operation, y: Tensor, channels: int) -> Optional[Tensor]:
+    """The bias that ``add`` adds to every output channel of ``y``, or None."""
+    if add.type == "BiasAdd":
+        fmt = add.attrs.get("data_format", "NHWC")
+        fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+        return add.inputs[1] if add.inputs[0] is y and fmt == "NHWC" else None
+    if len(add.inputs) != 2 or (add.inputs[0] is y) == (add.inputs[1] is y):
+        return None
+    bias = add.inputs[1] if add.inputs[0] is y else add.inputs[0]
+    dims = bias.shape.as_list() if bias.shape.ndims is not None else None
+    if dims != [channels] or bias.dtype != y.dtype:
+        return None
+    return bias
+
+
+def _chain_from(conv: Operation, readers: Dict[Tensor, List[Operation]],
+                fetched: Set[Tensor]) -> Optional[Chain]:
+    fmt = conv.attrs.get("data_format", "NHWC")
+    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+    y = conv.outputs[0]
+    dims = y.shape.as_list() if y.shape.ndims is not None else None
+    if not _plain(conv) or fmt != "NHWC" or dims is None or len(dims) != 4 \
+            or dims[3] is None or not y.dtype.is_floating:
+        return None
+    nxt = _only_reader(y, readers, fetched)
+    if nxt is None:
+        return None
+    bias_add = bias = None
+    if nxt.type in BIAS_OPS:
+        bias = _per_channel_bias(nxt, y, dims[3])
+        if bias is None:
+            return None
+        bias_add = nxt
+        nxt = _only_reader(nxt.outputs[0], readers, fetched)
+    relu = nxt if nxt is not None and nxt.type == "Relu" else None
+    if bias_add is None and relu is None:
+        return None
+    inputs = tuple(conv.inputs[:2]) + ((bias,) if bias is not None else ())
+    return Chain(conv, bias_add, relu, inputs)
+
+
+__all__ = ["Chain", "find_chains", "FUSED_CONV"]

@@ -1,0 +1,104 @@
+"""A conv with its bias and ReLU runs as one kernel where nothing else can tell, with
+the values the three ops give one by one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorfleet as tf
+from tensorfleet.runtime.executor import idle_ops, prune
+from tensorfleet.runtime.kernel_fusion import find_chains
+
+
+def _chains(fetches, targets=()):
+    ops = prune(list(fetches), list(targets), set())
+    return find_chains(ops, list(fetches), idle_ops(ops, list(fetches)))
+
+
+def _layer(x, bias_kind="bias_add", relu=True, data_format="NHWC"):
+    rng = np.random.default_rng(3)
+    k = tf.Variable(rng.standard_normal([3, 3, 4, 6]).astype(np.float32))
+    b = tf.Variable(rng.standard_normal([6]).astype(np.float32))
+    y = conv = tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME", data_format=data_format)
+    if bias_kind == "bias_add":
+        y = tf.nn.bias_add(y, b, data_format=data_format)
+    elif bias_kind == "add":
+        y = y + b
+    elif bias_kind == "add_left":
+        y = b + y
+    return (tf.nn.relu(y) if relu else y), conv, k
+
+
+@pytest.fixture(params=["numpy", "onednn"])
+def backend(request):
+    tf.set_cpu_kernel_backend(request.param)
+    yield request.param
+    tf.set_cpu_kernel_backend(None)
+
+
+@pytest.mark.parametrize("bias_kind,relu", [("bias_add", True), ("add", True),
+                                            ("add_left", True), ("bias_add", False),
+                                            (None, True)])
+def test_the_fused_chain_gives_the_unfused_values(backend, bias_kind, relu):
+    x_val = np.random.default_rng(5).standard_normal([2, 7, 7, 4]).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 7, 7, 4])
+        out, conv, k = _layer(x, bias_kind, relu)
+        chains = _chains([out])
+        assert set(chains) == {out.op}
+        loss = tf.reduce_sum(out * out)
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            fused = sess.run(out, {x: x_val})
+            # Fetching the conv's own output leaves the chain unfused.
+            unfused, _ = sess.run([out, conv], {x: x_val})
+            np.testing.assert_allclose(fused, unfused, rtol=1e-5, atol=1e-5)
+            if relu:
+                assert (fused >= 0).all() and (fused == 0).any()
+            sess.run(train, {x: x_val})
+            k_after = sess.run(k)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([train, conv], {x: x_val})
+            np.testing.assert_allclose(sess.run(k), k_after, rtol=1e-5, atol=1e-6)
+
+
+def test_chains_nothing_else_can_tell_apart_are_the_only_ones_fused():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 7, 7, 4])
+        out, _, _ = _layer(x, "add")
+        # The conv's output read by a second op: not fused.
+        shared, also, _ = _layer(x, "add")
+        also = also * 2.0
+        # A [1, 6] bias broadcast over rows is not a per-channel bias.
+        y = tf.nn.conv2d(x, tf.ones([1, 1, 4, 6]), [1, 1, 1, 1], "SAME")
+        odd = tf.nn.relu(y + tf.ones([1, 6]))
+        # A control edge into the chain: not fused.
+        z = tf.nn.conv2d(x, tf.ones([1, 1, 4, 6]), [1, 1, 1, 1], "SAME")
+        with tf.control_dependencies([out]):
+            gated = tf.nn.relu(z)
+        heads = set(_chains([out, shared, also, odd, gated]))
+        assert heads == {out.op}
+
+
+def test_nchw_chains_are_not_fused():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 7, 7])
+        out, _, _ = _layer(x, "bias_add", data_format="NCHW")
+        assert _chains([out]) == {}
+
+
+def test_a_fused_step_is_traced_under_the_chains_last_op():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 7, 7, 4])
+        out, _, _ = _layer(x, "bias_add")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            meta = tf.RunMetadata()
+            sess.run(out, {x: np.ones([1, 7, 7, 4], np.float32)},
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+        names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
+        assert out.op.name in names
