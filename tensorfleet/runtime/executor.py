@@ -24,7 +24,7 @@ from tensorfleet.kernels.registry import (_STEP, DEAD, DEAD_AWARE_OPS, KernelCon
                                           StepState, get_kernel, resolve_kernel,
                                           set_current_step, set_plan_builder)
 from tensorfleet.runtime import process
-from tensorfleet.runtime.kernel_fusion import FUSED_CONV, find_chains
+from tensorfleet.runtime.kernel_fusion import find_chains
 from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR, checking_kernel
 
 ASYNC_OPS = {"_Recv"}
@@ -392,7 +392,7 @@ class Plan:
         idle = idle_ops(ops, fetches)
         chains = find_chains(ops, fetches, idle) if not runs_as_written(ops) else {}
         # The ops of a fused chain before its head run nothing; the head runs the chain.
-        idle |= {o for c in chains.values() for o in (c.conv, c.bias_add) if o is not c.head}
+        idle |= {o for c in chains.values() for o in (c.first, c.bias_add) if o is not c.head}
         self.idle = idle
         for op in ops:
             chain = chains.get(op)
@@ -401,7 +401,7 @@ class Plan:
             if op in idle:
                 kern = _idle_kernel(len(op.outputs))
             elif chain is not None:
-                kern = resolve_kernel(FUSED_CONV, op.name, op.device, allow_soft_placement)
+                kern = resolve_kernel(chain.kernel, op.name, op.device, allow_soft_placement)
                 inputs, attrs = chain.inputs, chain.attrs()
             else:
                 kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
@@ -435,7 +435,7 @@ class Plan:
             n_slots += n
             if n > 1:
                 kern = _counted(kern, n, op.name)
-            ctx = KernelContext(op.name, FUSED_CONV if chain else op.type, attrs, resources,
+            ctx = KernelContext(op.name, chain.kernel if chain else op.type, attrs, resources,
                                 op_state(op), op.device, owner)
             steps.append((kern, ctx, tuple(ins), out_spec, n > 1, op))
             if op.type == "Switch":

@@ -1,19 +1,21 @@
-"""Chains of ops that a step runs as one kernel: a convolution with its bias and ReLU.
+"""Chains of ops that a step runs as one kernel: a convolution or a matrix product with
+its bias and ReLU.
 
-A conv layer is three ops, ``Conv2D`` then ``BiasAdd`` (or ``Add`` of a per-channel
-bias) then ``Relu``, and run one by one each passes over the whole activation: two of
-the three passes only add a bias or clip at zero, and each writes a new array as large
-as the conv's output. Run as one ``_FusedConv2D`` kernel, the bias and the ReLU are
-applied where the convolution writes its output (oneDNN's bias argument and ReLU
-post-op; in place in the numpy kernel). TensorFlow's graph optimizer makes the same
-rewrite for its oneDNN kernels.
+A conv or dense layer is three ops, ``Conv2D`` (or ``MatMul``) then ``BiasAdd`` (or
+``Add`` of a per-channel bias) then ``Relu``, and run one by one each passes over the
+whole activation: two of the three passes only add a bias or clip at zero, and each
+writes a new array as large as the layer's output. Run as one kernel
+(``_FusedConv2D``, ``_FusedMatMul``), the bias and the ReLU are applied where the
+product writes its output (oneDNN's bias argument and ReLU post-op; in place in the
+numpy kernels). TensorFlow's graph optimizer makes the same rewrite for its oneDNN
+kernels.
 
-A chain is fused only where nothing else can tell: the conv's and the bias add's
+A chain is fused only where nothing else can tell: the product's and the bias add's
 outputs have no other reader in the step and are not fetched, no op of the chain waits
-on a control edge or checks numerics, the chain sits on one device, and the
-activations are NHWC with one bias value per output channel (the layout in which
-``Add`` of a ``[C]`` bias is a per-channel bias). The fused kernel runs at the last op
-of the chain; the ops before it run nothing.
+on a control edge or checks numerics, the chain sits on one device, and the bias holds
+one value per output channel on the last axis (convolutions in NHWC, where ``Add`` of
+a ``[C]`` bias is a per-channel bias). The fused kernel runs at the last op of the
+chain; the ops before it run nothing.
 """
 
 from __future__ import annotations
@@ -23,23 +25,29 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR
 
-FUSED_CONV = "_FusedConv2D"
+# The fused kernel of each op a chain may start with.
+FUSED = {"Conv2D": "_FusedConv2D", "MatMul": "_FusedMatMul"}
 BIAS_OPS = {"BiasAdd", "Add", "AddV2"}
 
 
 class Chain(NamedTuple):
-    """A conv, its bias add (or None), its ReLU (or None), and the fused kernel's
-    inputs: the conv's input and filter, then the bias when there is one."""
+    """A conv or product, its bias add (or None), its ReLU (or None), and the fused
+    kernel's inputs: the first op's two inputs, then the bias when there is one."""
 
-    conv: Operation
+    first: Operation
     bias_add: Optional[Operation]
     relu: Optional[Operation]
     inputs: Tuple[Tensor, ...]
 
     @property
+    def kernel(self) -> str:
+        """The op type of the fused kernel."""
+        return FUSED[self.first.type]
+
+    @property
     def head(self) -> Operation:
         """The op at which the fused kernel runs (the chain's last)."""
-        return self.relu or self.bias_add or self.conv
+        return self.relu or self.bias_add or self.first
 
     @property
     def fused_ops(self) -> Tuple[str, ...]:
@@ -47,8 +55,8 @@ class Chain(NamedTuple):
             (("Relu",) if self.relu is not None else ())
 
     def attrs(self) -> dict:
-        """The fused kernel's attributes: the conv's, and which ops follow it."""
-        return dict(self.conv.attrs, fused_ops=self.fused_ops)
+        """The fused kernel's attributes: the first op's, and which ops follow it."""
+        return dict(self.first.attrs, fused_ops=self.fused_ops)
 
 
 def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
@@ -63,7 +71,7 @@ def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
             readers.setdefault(t, []).append(op)
     chains: Dict[Operation, Chain] = {}
     for op in ops:
-        if op.type == "Conv2D" and op not in idle:
+        if op.type in FUSED and op not in idle:
             chain = _chain_from(op, readers, fetched)
             if chain is not None:
                 chains[chain.head] = chain
@@ -100,21 +108,24 @@ def _per_channel_bias(add: Operation, y: Tensor, channels: int) -> Optional[Tens
     return bias
 
 
-def _chain_from(conv: Operation, readers: Dict[Tensor, List[Operation]],
+def _chain_from(first: Operation, readers: Dict[Tensor, List[Operation]],
                 fetched: Set[Tensor]) -> Optional[Chain]:
-    fmt = conv.attrs.get("data_format", "NHWC")
-    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
-    y = conv.outputs[0]
+    y = first.outputs[0]
     dims = y.shape.as_list() if y.shape.ndims is not None else None
-    if not _plain(conv) or fmt != "NHWC" or dims is None or len(dims) != 4 \
-            or dims[3] is None or not y.dtype.is_floating:
+    rank = 4 if first.type == "Conv2D" else 2
+    if not _plain(first) or dims is None or len(dims) != rank or dims[-1] is None \
+            or not y.dtype.is_floating:
         return None
+    if first.type == "Conv2D":
+        fmt = first.attrs.get("data_format", "NHWC")
+        if (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC":
+            return None
     nxt = _only_reader(y, readers, fetched)
     if nxt is None:
         return None
     bias_add = bias = None
     if nxt.type in BIAS_OPS:
-        bias = _per_channel_bias(nxt, y, dims[3])
+        bias = _per_channel_bias(nxt, y, dims[-1])
         if bias is None:
             return None
         bias_add = nxt
@@ -122,8 +133,8 @@ def _chain_from(conv: Operation, readers: Dict[Tensor, List[Operation]],
     relu = nxt if nxt is not None and nxt.type == "Relu" else None
     if bias_add is None and relu is None:
         return None
-    inputs = tuple(conv.inputs[:2]) + ((bias,) if bias is not None else ())
-    return Chain(conv, bias_add, relu, inputs)
+    inputs = tuple(first.inputs[:2]) + ((bias,) if bias is not None else ())
+    return Chain(first, bias_add, relu, inputs)
 
 
-__all__ = ["Chain", "find_chains", "FUSED_CONV"]
+__all__ = ["Chain", "find_chains", "FUSED"]

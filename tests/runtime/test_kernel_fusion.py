@@ -102,3 +102,38 @@ def test_a_fused_step_is_traced_under_the_chains_last_op():
                      run_metadata=meta)
         names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
         assert out.op.name in names
+
+
+@pytest.mark.parametrize("bias_kind,relu,transpose_b", [("bias_add", True, False),
+                                                        ("add", True, True),
+                                                        ("add", False, False),
+                                                        (None, True, False)])
+def test_a_fused_dense_layer_gives_the_unfused_values(backend, bias_kind, relu, transpose_b):
+    # 64 x 256 x 256 multiply-adds: large enough for oneDNN's product.
+    rng = np.random.default_rng(11)
+    x_val = rng.standard_normal([64, 256]).astype(np.float32)
+    w_val = rng.standard_normal([256, 256]).astype(np.float32) / 16
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 256])
+        w = tf.Variable(w_val.T if transpose_b else w_val)
+        b = tf.Variable(rng.standard_normal([256]).astype(np.float32))
+        y = product = tf.matmul(x, w, transpose_b=transpose_b)
+        if bias_kind == "bias_add":
+            y = tf.nn.bias_add(y, b)
+        elif bias_kind == "add":
+            y = y + b
+        if relu:
+            y = tf.nn.relu(y)
+        assert set(_chains([y])) == {y.op}
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(y * y))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            fused = sess.run(y, {x: x_val})
+            unfused, _ = sess.run([y, product], {x: x_val})
+            np.testing.assert_allclose(fused, unfused, rtol=1e-5, atol=1e-4)
+            sess.run(train, {x: x_val})
+            w_after = sess.run(w)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([train, product], {x: x_val})
+            np.testing.assert_allclose(sess.run(w), w_after, rtol=1e-5, atol=1e-5)

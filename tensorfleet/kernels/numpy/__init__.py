@@ -7,7 +7,7 @@ from tensorfleet.kernels.numpy import (  # noqa: F401
     accumulator_kernels, array_indexing_kernels, array_kernels, bitwise_kernels,
     categorical_kernels, collective_kernels, complex_kernels, control_flow_kernels, ctc_kernels,
     data_flow_kernels, dataset_kernels, decode_compressed_kernels, dynamic_embedding_kernels,
-    edit_distance_kernels, fake_quant_kernels, functional_kernels, hash_kernels,
+    edit_distance_kernels, fake_quant_kernels, functional_kernels, fused_kernels, hash_kernels,
     image_boxes_kernels,
     image_codec_kernels, image_kernels, image_patches_kernels, image_transform_kernels,
     io_kernels, io_reader_kernels, linalg_kernels, lookup_kernels, lu_kernels, math_kernels,

@@ -147,22 +147,6 @@ def _conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     return _conv_rows(g.pad(x), g, c, w2)
 
 
-@register_kernel("_FusedConv2D")
-def _fused_conv2d(ctx: KernelContext, x: Any, w: Any, *bias: Any) -> np.ndarray:
-    """``Conv2D`` followed by the ops named in ``fused_ops`` ("BiasAdd" of a per-channel
-    bias, then "Relu"), applied in place on the conv's output (see
-    ``tensorfleet.runtime.kernel_fusion``)."""
-    y = _conv2d(ctx, x, w)
-    if not y.flags.writeable:
-        y = y.copy()
-    fused = ctx.attrs.get("fused_ops", ())
-    if "BiasAdd" in fused:
-        np.add(y, bias[0], out=y)
-    if "Relu" in fused:
-        np.maximum(y, 0, out=y)
-    return y
-
-
 @register_kernel("Conv2DBackpropInput")
 def _conv2d_backprop_input(ctx: KernelContext, input_sizes: Any, w: Any, dy: Any) -> np.ndarray:
     kh, kw, c, o = w.shape
