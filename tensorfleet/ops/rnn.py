@@ -15,8 +15,8 @@ outputs are zeros and the state stays the state of its last valid step, so
 the final state is the state at each sequence's own end.
 
 **Whole-sequence LSTM layers.** When every layer of the cell is a plain LSTM
-(a ``BasicLSTMCell``, or an ``LSTMCell`` without peepholes, clipping or
-projection, alone or stacked in a ``MultiRNNCell``) and no ``sequence_length``
+(a ``BasicLSTMCell``, or an ``LSTMCell`` or ``contrib.rnn.LSTMBlockCell`` without
+peepholes, clipping or projection, alone or stacked in a ``MultiRNNCell``) and no ``sequence_length``
 is given, both ``static_rnn`` and ``dynamic_rnn`` run each layer over the whole
 sequence as one ``FusedLSTMSequence`` op instead of one ``FusedLSTMCell`` op
 per time step: one matmul projects the inputs of all steps, and the kernel's
@@ -114,8 +114,13 @@ _LSTM_TYPES = (BasicLSTMCell, LSTMCell)
 
 
 def _plain_lstm(cell: Any) -> bool:
-    # Exact types only: a subclass may override call() with different math.
-    return type(cell) in _LSTM_TYPES and bool(cell._fusable)
+    # A subclass may override call() (or how it makes its weights or is called) with
+    # different math; one that keeps all three (contrib.rnn.LSTMBlockCell) is the LSTM.
+    base = next((t for t in _LSTM_TYPES if isinstance(cell, t)), None)
+    if base is None or not getattr(cell, "_fusable", False):
+        return False
+    cls = type(cell)
+    return all(getattr(cls, m) is getattr(base, m) for m in ("call", "_weights", "__call__"))
 
 
 def _lstm_layers(cell: Any) -> Optional[List[Any]]:

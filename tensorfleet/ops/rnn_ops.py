@@ -134,9 +134,17 @@ def fused_lstm_sequence(x: Any, c0: Any, h0: Any, kernel: Any, bias: Any,
 
 def fused_lstm_sequence_grad(op: Any, grad_h: Any, grad_c: Any, grad_c_last: Any,
                              grad_h_last: Any) -> List[Tensor]:
-    """The backward pass of a ``FusedLSTMSequence`` op: gradients of its five inputs."""
+    """The backward pass of a ``FusedLSTMSequence`` op: gradients of its five inputs.
+
+    Every step's c is an output of the op only for its backward op; when no gradient
+    reaches it (``grad_c`` is the zeros ``gradients()`` fills in), the backward op gets
+    an empty tensor in its place instead of a [time, batch, units] array of zeros.
+    """
     h, c, gates = op.outputs[:3]
     dt = op.inputs[0].dtype
+    if getattr(grad_c, "op", None) is not None and grad_c.op.type == "ZerosLike" \
+            and grad_c.op.inputs[0] is c:
+        grad_c = A.zeros([0], dt)
     g = make_op("FusedLSTMSequenceGrad",
                 list(op.inputs) + [h, c, gates, grad_h, grad_c, grad_c_last, grad_h_last],
                 [dt] * 5, name="FusedLSTMSequenceGrad")

@@ -103,6 +103,26 @@ def test_gradient_through_every_steps_c_output():
                     atol=1e-7)
 
 
+def test_backward_op_gets_an_empty_c_gradient_when_none_reaches_c():
+    x, c0, h0 = rand(5, 3, 4), rand(3, 6), rand(3, 6)
+    w, b = tf.constant(rand(10, 24, scale=1.0)), tf.constant(rand(24))
+    h_seq, _, _ = rnn_ops.fused_lstm_sequence(x, c0, h0, w, b, 0.5)
+    loss = tf.reduce_sum(h_seq * h_seq)
+    (dw,) = tf.gradients(loss, [w])
+    grad_op = next(op for op in tf.get_default_graph().get_operations()
+                   if op.type == "FusedLSTMSequenceGrad")
+    assert grad_op.inputs[9].shape.as_list() == [0]
+    with tf.Session() as sess:
+        got = sess.run(dw)
+    # The same gradient with every step's c fed a zero gradient explicitly (a Fill,
+    # which the backward op takes as it is).
+    dc = tf.zeros([5, 3, 6], tf.float64)
+    explicit = rnn_ops.fused_lstm_sequence_grad(h_seq.op, 2 * h_seq, dc,
+                                                tf.zeros_like(c0), tf.zeros_like(h0))
+    with tf.Session() as sess:
+        np.testing.assert_allclose(got, sess.run(explicit[3]), rtol=1e-12, atol=1e-14)
+
+
 def test_fused_lstm_sequence_float32_and_bad_inputs():
     x = tf.placeholder(tf.float32, [None, 2, 3])
     c = tf.placeholder(tf.float32, [2, 4])
@@ -224,6 +244,23 @@ def test_cells_that_are_not_plain_lstms_or_lengths_take_the_step_path():
     assert "FusedLSTMSequence" in op_types()
 
 
+class _OwnMathLSTM(rc.LSTMCell):
+    def call(self, inputs, state):
+        return super().call(inputs * 2.0, state)
+
+
+def test_lstm_subclasses_keeping_the_math_take_the_whole_sequence_path():
+    block = tf.contrib.rnn.LSTMBlockCell(3)
+    assert rnn_mod._lstm_layers(block) == [block]
+    assert rnn_mod._lstm_layers(tf.contrib.rnn.LSTMBlockCell(3, use_peephole=True)) is None
+    assert rnn_mod._lstm_layers(_OwnMathLSTM(3)) is None
+    x = tf.zeros([2, 3, 4])
+    tf.nn.dynamic_rnn(block, x, dtype=tf.float32)
+    assert "FusedLSTMSequence" in op_types() and "FusedLSTMCell" not in op_types()
+    names = {v.op.name for v in tf.global_variables()}
+    assert names == {"rnn/lstm_cell/kernel", "rnn/lstm_cell/bias"}
+
+
 def test_a_cell_called_first_by_hand_keeps_its_variables():
     cell = rc.BasicLSTMCell(3)
     x = tf.constant(rand(2, 4, 5), tf.float32)
@@ -242,3 +279,15 @@ def test_bad_multi_cell_state_raises():
     with pytest.raises(ValueError, match="tuple of length 2"):
         tf.nn.dynamic_rnn(cell, tf.zeros([2, 3, 4]),
                           initial_state=(cell.zero_state(2, tf.float32)[0],))
+
+
+@pytest.mark.parametrize("form", ["dynamic", "static"])
+def test_bidirectional_lstms_run_one_op_per_direction(form):
+    x = tf.zeros([2, 5, 4])
+    fw, bw = rc.BasicLSTMCell(3), tf.contrib.rnn.LSTMCell(3)
+    if form == "dynamic":
+        tf.nn.bidirectional_dynamic_rnn(fw, bw, x, dtype=tf.float32)
+    else:
+        tf.nn.static_bidirectional_rnn(fw, bw, tf.unstack(x, 5, 1), dtype=tf.float32)
+    types = op_types()
+    assert types.count("FusedLSTMSequence") == 2 and "FusedLSTMCell" not in types
