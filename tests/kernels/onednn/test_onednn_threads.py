@@ -3,6 +3,10 @@ built with the thread count they run with."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -82,3 +86,23 @@ def test_choosing_a_backend_sets_the_blas_threads():
     finally:
         tf.set_cpu_kernel_backend(None)
         tf.cpu_kernel_backend()
+
+
+def _openmp_settings(extra_env):
+    code = ("import os\nfrom tensorfleet.kernels.onednn import library\nlibrary.load()\n"
+            "print('after:', os.environ.get('OMP_WAIT_POLICY'))\n")
+    env = dict(os.environ, OMP_DISPLAY_ENV="TRUE", **extra_env)
+    if "OMP_WAIT_POLICY" not in extra_env:
+        env.pop("OMP_WAIT_POLICY", None)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout + r.stderr
+
+
+def test_openmp_threads_sleep_between_calls_unless_the_user_chose():
+    out = _openmp_settings({})
+    assert "OMP_WAIT_POLICY = 'PASSIVE'" in out
+    # Set only while the library loaded: the environment is as it was.
+    assert "after: None" in out
+    assert "OMP_WAIT_POLICY = 'ACTIVE'" in _openmp_settings({"OMP_WAIT_POLICY": "ACTIVE"})
