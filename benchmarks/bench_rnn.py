@@ -118,8 +118,16 @@ def _time_kernels(tf: Any) -> Dict[str, List[float]]:
                 entry[1] += 1
         return timed
 
+    # The wrappers replace the kernels of the backend in use (the reference kernels when
+    # it is numpy's): a backend kernel hands what it does not run to the reference
+    # kernel, which must stay the unwrapped one.
+    backend = registry.active_backend("CPU")
     for op_type in {op.type for op in tf.get_default_graph().get_operations()}:
-        registry.register_kernel(op_type)(wrap(op_type, registry.get_kernel(op_type)))
+        timed = wrap(op_type, registry.get_kernel(op_type))
+        if backend is None:
+            registry.register_kernel(op_type)(timed)
+        else:
+            registry.register_backend_kernel(op_type, "CPU", backend)(timed)
     return table
 
 
