@@ -10,6 +10,8 @@ import tensorfleet as tf
 from tensorfleet.runtime.executor import idle_ops, prune
 from tensorfleet.runtime.kernel_fusion import find_chains
 
+from tests.kernels.onednn.backend_helpers import bias_and_relu
+
 
 def _chains(fetches, targets=()):
     ops = prune(list(fetches), list(targets), set())
@@ -20,14 +22,29 @@ def _layer(x, bias_kind="bias_add", relu=True, data_format="NHWC"):
     rng = np.random.default_rng(3)
     k = tf.Variable(rng.standard_normal([3, 3, 4, 6]).astype(np.float32))
     b = tf.Variable(rng.standard_normal([6]).astype(np.float32))
-    y = conv = tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME", data_format=data_format)
-    if bias_kind == "bias_add":
-        y = tf.nn.bias_add(y, b, data_format=data_format)
-    elif bias_kind == "add":
-        y = y + b
-    elif bias_kind == "add_left":
-        y = b + y
-    return (tf.nn.relu(y) if relu else y), conv, k
+    conv = tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME", data_format=data_format)
+    if bias_kind == "bias_add" and data_format == "NCHW":
+        return tf.nn.bias_add(conv, b, data_format=data_format), conv, k
+    return bias_and_relu(conv, b, bias_kind, relu), conv, k
+
+
+def _check_against_unfused(out, product, var, feed, loss):
+    """Runs ``out`` fused and unfused (fetching the product's own output leaves the chain
+    unfused) and one training step of ``loss`` each way; both must agree. Returns the
+    fused value."""
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        fused = sess.run(out, feed)
+        unfused, _ = sess.run([out, product], feed)
+        np.testing.assert_allclose(fused, unfused, rtol=1e-5, atol=1e-4)
+        sess.run(train, feed)
+        var_after = sess.run(var)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([train, product], feed)
+        np.testing.assert_allclose(sess.run(var), var_after, rtol=1e-5, atol=1e-5)
+    return fused
 
 
 @pytest.fixture(params=["numpy", "onednn"])
@@ -47,22 +64,9 @@ def test_the_fused_chain_gives_the_unfused_values(backend, bias_kind, relu):
         out, conv, k = _layer(x, bias_kind, relu)
         chains = _chains([out])
         assert set(chains) == {out.op}
-        loss = tf.reduce_sum(out * out)
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            fused = sess.run(out, {x: x_val})
-            # Fetching the conv's own output leaves the chain unfused.
-            unfused, _ = sess.run([out, conv], {x: x_val})
-            np.testing.assert_allclose(fused, unfused, rtol=1e-5, atol=1e-5)
-            if relu:
-                assert (fused >= 0).all() and (fused == 0).any()
-            sess.run(train, {x: x_val})
-            k_after = sess.run(k)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            sess.run([train, conv], {x: x_val})
-            np.testing.assert_allclose(sess.run(k), k_after, rtol=1e-5, atol=1e-6)
+        fused = _check_against_unfused(out, conv, k, {x: x_val}, tf.reduce_sum(out * out))
+        if relu:
+            assert (fused >= 0).all() and (fused == 0).any()
 
 
 def test_chains_nothing_else_can_tell_apart_are_the_only_ones_fused():
@@ -125,15 +129,4 @@ def test_a_fused_dense_layer_gives_the_unfused_values(backend, bias_kind, relu, 
         if relu:
             y = tf.nn.relu(y)
         assert set(_chains([y])) == {y.op}
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(y * y))
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            fused = sess.run(y, {x: x_val})
-            unfused, _ = sess.run([y, product], {x: x_val})
-            np.testing.assert_allclose(fused, unfused, rtol=1e-5, atol=1e-4)
-            sess.run(train, {x: x_val})
-            w_after = sess.run(w)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            sess.run([train, product], {x: x_val})
-            np.testing.assert_allclose(sess.run(w), w_after, rtol=1e-5, atol=1e-5)
+        _check_against_unfused(y, product, w, {x: x_val}, tf.reduce_sum(y * y))

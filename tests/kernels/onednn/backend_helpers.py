@@ -73,3 +73,16 @@ def onednn_loads() -> bool:
         return True
     except library.LibraryUnavailable:
         return False
+
+
+def bias_and_relu(y: Any, bias: Any, bias_kind: Any, relu: bool) -> Any:
+    """``y`` through the ops a fused chain may hold after its product: a bias added by
+    ``tf.nn.bias_add`` ("bias_add"), by ``+`` ("add") or not at all (None), then a ReLU
+    when ``relu``."""
+    if bias_kind == "bias_add":
+        y = tf.nn.bias_add(y, bias)
+    elif bias_kind == "add":
+        y = y + bias
+    elif bias_kind == "add_left":
+        y = bias + y
+    return tf.nn.relu(y) if relu else y

@@ -12,7 +12,7 @@ from tensorfleet.kernels.onednn import conv, plan
 from tensorfleet.kernels.registry import KernelContext, reference_kernel
 
 from tests.kernels.onednn.backend_helpers import (
-    assert_close, counting_plan_runs, kernel_in_use, onednn_loads, run_under)
+    assert_close, bias_and_relu, counting_plan_runs, kernel_in_use, onednn_loads, run_under)
 
 pytestmark = pytest.mark.skipif(not onednn_loads(),
                                 reason="oneDNN cannot load on this platform")
@@ -98,14 +98,7 @@ def test_fused_conv_bias_relu_matches_the_ops_one_by_one(case, bias_kind, relu):
             y, _, _ = build_conv()
             x, k = (tf.get_default_graph().get_tensor_by_name(n) for n in ("x:0", "k:0"))
             conv_out = y.op.outputs[0]
-            b = tf.constant(b_val)
-            z = conv_out
-            if bias_kind == "bias_add":
-                z = tf.nn.bias_add(z, b)
-            elif bias_kind == "add":
-                z = z + b
-            if relu:
-                z = tf.nn.relu(z)
+            z = bias_and_relu(conv_out, tf.constant(b_val), bias_kind, relu)
             up = tf.constant(np.random.default_rng(case["seed"] + 3).standard_normal(
                 [int(d) for d in z.shape]).astype(np.float32))
             grads = tf.gradients(tf.reduce_sum(z * up), [x, k])

@@ -12,7 +12,7 @@ import tensorfleet as tf
 from tensorfleet.kernels.onednn import matmul
 
 from tests.kernels.onednn.backend_helpers import (
-    assert_close, counting_plan_runs, kernel_in_use, onednn_loads, run_under)
+    assert_close, bias_and_relu, counting_plan_runs, kernel_in_use, onednn_loads, run_under)
 
 pytestmark = pytest.mark.skipif(not onednn_loads(),
                                 reason="oneDNN cannot load on this platform")
@@ -64,13 +64,8 @@ def test_fused_matmul_bias_relu_matches_the_ops_one_by_one(monkeypatch_free_min_
         def graph():
             a = tf.placeholder(tf.float32, a_val.shape, name="a")
             b = tf.placeholder(tf.float32, b_val.shape, name="b")
-            c = product = tf.matmul(a, b, transpose_a=ta, transpose_b=tb)
-            if bias_kind == "bias_add":
-                c = tf.nn.bias_add(c, tf.constant(bias_val))
-            elif bias_kind == "add":
-                c = c + tf.constant(bias_val)
-            if relu:
-                c = tf.nn.relu(c)
+            product = tf.matmul(a, b, transpose_a=ta, transpose_b=tb)
+            c = bias_and_relu(product, tf.constant(bias_val), bias_kind, relu)
             up = tf.constant(np.random.default_rng(seed + 1).standard_normal((m, n)).astype(
                 np.float32))
             # Fetching the product itself keeps the chain unfused.
