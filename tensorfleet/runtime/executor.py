@@ -393,7 +393,6 @@ class Plan:
         chains = find_chains(ops, fetches, idle) if not runs_as_written(ops) else {}
         # The ops of a fused chain before its head run nothing; the head runs the chain.
         idle |= {o for c in chains.values() for o in (c.first, c.bias_add) if o is not c.head}
-        self.idle = idle
         for op in ops:
             chain = chains.get(op)
             inputs: Sequence[Tensor] = op.inputs

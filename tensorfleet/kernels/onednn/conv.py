@@ -128,20 +128,36 @@ def _key(op: str, fmt: str, g: Window, o: int) -> tuple:
     return (op, fmt, tuple(g), o, "float32")
 
 
+def _forward(ctx: KernelContext, x: Any, w: Any, bias: Any = None,
+             relu: bool = False) -> Optional[np.ndarray]:
+    """The convolution through oneDNN, with a per-channel ``bias`` added and ``relu``
+    applied as the output is written (NHWC only then); None where the reference kernel
+    must run it."""
+    arrays = (x, w) if bias is None else (x, w, bias)
+    geo = _geometry(ctx, x.shape, w.shape) if all_f32(*arrays) else None
+    if geo is None:
+        return None
+    fmt, g, o = geo
+    fused = bias is not None or relu
+    if fused and (fmt != "NHWC" or (bias is not None and bias.shape != (o,))):
+        return None
+    y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    extra = {} if bias is None else dict(b=np.ascontiguousarray(bias))
+    if batch_split.run_kernel(_key("Conv2D", fmt, g, o) + (bias is not None, relu),
+                              lambda k: _build_forward(fmt, g._replace(n=k), o,
+                                                       bias is not None, relu), g.n,
+                              lambda i, a, b: dict(x=x[a:b], w=w, y=y[a:b], **extra),
+                              _least(g, o)):
+        return y
+    return None
+
+
 @register_backend_kernel("Conv2D", "CPU", BACKEND)
 def conv2d(ctx: KernelContext, x: Any, w: Any) -> np.ndarray:
     """``Conv2D`` through oneDNN (the numpy kernel for what oneDNN does not run)."""
-    geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w) else None
-    if geo is not None:
-        fmt, g, o = geo
-        y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
-        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-        if batch_split.run_kernel(_key("Conv2D", fmt, g, o),
-                                  lambda k: _build_forward(fmt, g._replace(n=k), o), g.n,
-                                  lambda i, a, b: dict(x=x[a:b], w=w, y=y[a:b]),
-                                  _least(g, o)):
-            return y
-    return reference("Conv2D")(ctx, x, w)
+    y = _forward(ctx, x, w)
+    return y if y is not None else reference("Conv2D")(ctx, x, w)
 
 
 @register_backend_kernel("_FusedConv2D", "CPU", BACKEND)
@@ -149,21 +165,8 @@ def fused_conv2d(ctx: KernelContext, x: Any, w: Any, *bias: Any) -> np.ndarray:
     """``Conv2D`` with its per-channel bias and ReLU (``fused_ops``) in one oneDNN
     primitive: the bias and the ReLU are applied as the output is written."""
     fused = ctx.attrs.get("fused_ops", ())
-    with_bias = "BiasAdd" in fused
-    geo = _geometry(ctx, x.shape, w.shape) if all_f32(x, w, *bias) else None
-    if geo is not None and geo[0] == "NHWC" and (not with_bias or bias[0].shape == (geo[2],)):
-        fmt, g, o = geo
-        relu = "Relu" in fused
-        y = np.empty(to_format(g.n, o, g.oh, g.ow, fmt), np.float32)
-        x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-        extra = dict(b=np.ascontiguousarray(bias[0])) if with_bias else {}
-        if batch_split.run_kernel(_key("Conv2D", fmt, g, o) + (fused,),
-                                  lambda k: _build_forward(fmt, g._replace(n=k), o,
-                                                           with_bias, relu), g.n,
-                                  lambda i, a, b: dict(x=x[a:b], w=w, y=y[a:b], **extra),
-                                  _least(g, o)):
-            return y
-    return reference("_FusedConv2D")(ctx, x, w, *bias)
+    y = _forward(ctx, x, w, bias[0] if "BiasAdd" in fused else None, "Relu" in fused)
+    return y if y is not None else reference("_FusedConv2D")(ctx, x, w, *bias)
 
 
 @register_backend_kernel("Conv2DBackpropInput", "CPU", BACKEND)
