@@ -1,7 +1,8 @@
 """Data for the examples: scikit-learn's 8x8 digits and a synthetic teacher task.
 
-Plain numpy (no tensorfleet), so an example that imports it runs unchanged under
-TensorFlow too. Nothing is downloaded: the digits ship inside scikit-learn.
+Plain numpy, so an example that imports it runs unchanged under TensorFlow too (the
+digits are then read by scikit-learn, without tensorfleet's faster reader). Nothing is
+downloaded: the digits ship inside scikit-learn.
 """
 
 from __future__ import annotations
@@ -13,6 +14,19 @@ import numpy as np
 Split = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
+def _digits_arrays() -> Tuple[np.ndarray, np.ndarray]:
+    """``(data [N, 64], target [N])``: read from scikit-learn's data file by tensorfleet's
+    reader where tensorfleet is installed (no import of scikit-learn, about 1.4 s of CPU in
+    every task process), else by scikit-learn itself."""
+    try:
+        from tensorfleet.cli.digits import digits_arrays
+    except ImportError:
+        from sklearn.datasets import load_digits
+        digits = load_digits()
+        return digits.data, digits.target
+    return digits_arrays()
+
+
 def load_digits_split(test_fraction: float = 0.2, split_seed: int = 0) -> Split:
     """``(x_train, y_train, x_test, y_test)``: images ``[N, 8, 8, 1]`` in [0, 1], int labels.
 
@@ -20,10 +34,9 @@ def load_digits_split(test_fraction: float = 0.2, split_seed: int = 0) -> Split:
     writer) and the last ``test_fraction`` of them is held out, so the test set
     does not depend on the training seed.
     """
-    from sklearn.datasets import load_digits
-    digits = load_digits()
-    x = (digits.images.astype(np.float32) / 16.0)[..., None]
-    y = digits.target.astype(np.int64)
+    data, target = _digits_arrays()
+    x = (data.astype(np.float32) / 16.0).reshape(-1, 8, 8, 1)
+    y = target.astype(np.int64)
     order = np.random.RandomState(split_seed).permutation(len(y))
     x, y = x[order], y[order]
     n_test = int(round(len(y) * test_fraction))

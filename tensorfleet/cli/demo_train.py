@@ -23,6 +23,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numpy as np
 
 import tensorfleet as tf
+from tensorfleet.cli.digits import digits_arrays
 from tensorfleet.platform.logs import configure_from_env
 from tensorfleet.distributed.remote import client_for
 from tensorfleet.distributed.resolver import TFConfigClusterResolver, cluster_from_flags
@@ -44,10 +45,9 @@ def _api(name: str, module: str) -> Any:
 
 def load_digits(test_fraction: float = 0.2, split_seed: int = 0) -> Tuple[np.ndarray, ...]:
     """``(x_train, y_train, x_test, y_test)``: flattened 8x8 images in [0, 1], int labels."""
-    from sklearn.datasets import load_digits as sk_load
-    d = sk_load()
-    x = (d.data.astype(np.float32) / 16.0)
-    y = d.target.astype(np.int64)
+    data, target = digits_arrays()
+    x = data.astype(np.float32) / 16.0
+    y = target
     order = np.random.RandomState(split_seed).permutation(len(y))
     x, y = x[order], y[order]
     n_test = int(round(len(y) * test_fraction))

@@ -86,8 +86,9 @@ def test_failure_on_one_task_does_not_hang_the_other(two_tasks):
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(out)
         # Task 0's own partition, which waits for ``bad``, is ended at once, and the
-        # error is task 1's, not the abort it caused on task 0.
-        assert time.monotonic() - start < 2.0
+        # error is task 1's, not the abort it caused on task 0. Without the abort the
+        # partition would wait for its tensor for good; the bound leaves room for load.
+        assert time.monotonic() - start < 15.0
         assert info.value.task == "/job:local/task:1" and "missing" in str(info.value)
         # The session still works afterwards.
         assert sess.run(out, {bad: 1.0}) == 2.0
