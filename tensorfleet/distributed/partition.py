@@ -18,6 +18,8 @@ from tensorfleet import errors
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.framework.tensor_shape import TensorShape
 from tensorfleet.framework.serialization import GRAPH_FORMAT_VERSION, encode_attr, node_to_plain
+from tensorfleet.distributed.variable_sends import VariableSends
+from tensorfleet.kernels.numpy.sendrecv_kernels import SEND_BUFFER_ATTR
 from tensorfleet.runtime.executor import READ_BEFORE_UPDATE_ATTR, reads_before_updates
 
 
@@ -90,8 +92,11 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
         if k not in sent:
             key = f"{t.name};{src};{dst}"
             base = f"{_safe(t.name)}/{_safe(dst)}"
+            attr = {"key": encode_attr(key)}
+            if variable_sends.needs_no_copy(t):
+                attr[SEND_BUFFER_ATTR] = encode_attr(True)
             part(src).tail.append({"name": f"_send/{base}", "op": "_Send", "input": [t.name],
-                                   "device": "", "attr": {"key": encode_attr(key)}, "out": []})
+                                   "device": "", "attr": attr, "out": []})
             part(src).targets.append(f"_send/{base}")
             recv = f"_recv/{base}"
             part(dst).head.append({"name": recv, "op": "_Recv", "input": [], "device": "",
@@ -131,6 +136,7 @@ def partition(ops: Sequence[Operation], placement: Dict[Operation, str],
     # Only the whole graph shows that a read on a ps is used before the update that
     # waits on another task's gradient; without the mark the ps would copy the variable.
     uncopied = reads_before_updates(list(ops), fetches)
+    variable_sends = VariableSends(ops, uncopied)
     for op in ops:
         task = placement[op]
         nd = node_to_plain(op)
