@@ -565,7 +565,9 @@ class BulkListener:
             self._stats["call_errors"] += status != STATUS_OK
             self._stats["call_bytes"] += total
         # Sent (or read) from the handler's own arrays (no copy): a method allowed here
-        # must reply with tensors that nothing updates meanwhile (protocol.BULK_METHODS).
+        # must reply with tensors that nothing of their step updates meanwhile
+        # (protocol.BULK_METHODS); a variable that RecvTensor hands over may still
+        # change under a concurrent step (distributed/variable_sends.py).
         return self._reply(sock, status, parts, total, local, peer)
 
 
