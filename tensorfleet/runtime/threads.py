@@ -31,7 +31,9 @@ same cores (a 2-thread matmul on 2 cores busy with other work measured 10x slowe
 than a 1-thread one). So at most every ``ADAPT_SECS`` a running step compares the
 1-minute load average, less this process's own BLAS threads, with the cores, and
 lowers the limit to the cores the others leave free (at least 1), or raises it back
-up to the share above once they are gone (``adapt_blas``). Where ``/proc/stat`` can be
+up to the share above once they are gone (``adapt_blas``). Memory-bound work split
+into blocks on the kernel helper threads, which wait without spinning, may use all the
+cores the others leave free, beyond the share (``onednn.threads.spare``). Where ``/proc/stat`` can be
 read, the measure is not the load average (which lags by a minute, misses short bursts
 and still counts a process that has just ended) but the CPU time other processes used
 since the last look (the machine's busy time less this process's own): each core of it,
@@ -223,6 +225,7 @@ def apply_config(config: Any, local_tasks: Optional[int] = None) -> None:
         _adaptive_share = 0
         set_blas_threads(n)
         onednn_threads.set_workers(n)
+        onednn_threads.set_spare(None)
         return
     share = max(1, available_cores() // max(1, local_tasks or 1))
     # The tightest share wins: a local session in a process that also serves a task
@@ -258,6 +261,7 @@ def adapt_blas(now: Optional[float] = None) -> None:
         # still hold this one to a single thread.
         free = cores - math.ceil(max(0.0, others - OTHERS_CORES))
         set_blas_threads(max(1, min(_adaptive_share, free)))
+        onednn_threads.set_spare(max(1, free))
         return
     try:
         load = os.getloadavg()[0]
@@ -265,6 +269,7 @@ def adapt_blas(now: Optional[float] = None) -> None:
         load = 0.0
     own = _current or _adaptive_share
     set_blas_threads(contended_limit(_adaptive_share, cores, load, own))
+    onednn_threads.set_spare(contended_limit(cores, cores, load, own))
 
 
 def other_processes_cpu(now: float) -> Optional[float]:

@@ -195,3 +195,28 @@ def test_a_measured_quiet_machine_wins_over_a_lagging_load_average(monkeypatch):
     measured[0] = 1.3                     # another process now takes more than a core
     threads.adapt_blas(now=5.0 + threads.ADAPT_SECS)
     assert set_to == [1, 2, 1]
+
+
+def test_spare_cores_follow_the_measure_beyond_a_shared_hosts_share(monkeypatch):
+    """Two tasks on two cores get one BLAS thread each; memory-bound blocks may still
+    use both cores while the other processes leave them free."""
+    import tensorfleet as tf
+    from tensorfleet.kernels.onednn import threads as onednn_threads
+    monkeypatch.delenv(threads.ENV, raising=False)
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    monkeypatch.setattr(threads, "set_blas_threads", lambda n: setattr(threads, "_current", n))
+    monkeypatch.setattr(threads, "_current", None)
+    monkeypatch.setattr(threads, "_adaptive_share", 0)
+    monkeypatch.setattr(onednn_threads, "_spare", None)
+    monkeypatch.setattr(onednn_threads, "_limit", 1)
+    monkeypatch.setattr(onednn_threads, "_workers", None)
+    measured = [0.02]
+    monkeypatch.setattr(threads, "other_processes_cpu", lambda now: measured[0])
+    threads.apply_config(None, local_tasks=2)
+    assert threads.blas_threads() == 1 and onednn_threads.spare() == 2
+    measured[0] = 1.3                     # another process now takes more than a core
+    monkeypatch.setattr(threads, "_next_look", 0.0)
+    threads.adapt_blas(now=5.0)
+    assert onednn_threads.spare() == 1
+    threads.apply_config(tf.ConfigProto(intra_op_parallelism_threads=1), local_tasks=2)
+    assert onednn_threads.spare() == onednn_threads.limit() == 1  # the program's limit

@@ -32,11 +32,18 @@ def thread_count() -> int:
     return max(1, min(threads.limit(), 1 + threads.helper_count()))
 
 
-def run(tasks: Sequence[Task]) -> None:
-    """Runs every task once, on as many threads as ``thread_count()`` allows, and returns
-    when all have ended. The first exception a task raises is raised here, after the
-    other threads have stopped."""
-    n = min(thread_count(), len(tasks))
+def spare_thread_count() -> int:
+    """How many threads ``run(..., spare=True)`` uses: the calling one and up to the
+    helpers' count, at most the cores other processes leave free (``threads.spare``)."""
+    return max(1, min(threads.spare(), 1 + threads.helper_count()))
+
+
+def run(tasks: Sequence[Task], spare: bool = False) -> None:
+    """Runs every task once, on as many threads as ``thread_count()`` allows (with
+    ``spare``, ``spare_thread_count()``: for memory-bound tasks), and returns when all
+    have ended. The first exception a task raises is raised here, after the other
+    threads have stopped."""
+    n = min(spare_thread_count() if spare else thread_count(), len(tasks))
     if n <= 1:
         for task in tasks:
             task()
@@ -83,4 +90,4 @@ def spans(size: int, pieces: int) -> List[range]:
     return out
 
 
-__all__ = ["run", "spans", "thread_count"]
+__all__ = ["run", "spans", "thread_count", "spare_thread_count"]

@@ -12,6 +12,16 @@ it back once the result and every view of it are gone.
 Only float inputs of one dtype use the pool, and only with ufuncs whose result has
 their dtype (arithmetic, not comparisons), so the buffer's dtype is known before
 the call.
+
+A result of ``SPLIT_MIN_BYTES`` or more whose inputs are each either a scalar or a
+C-contiguous array of the result's shape is computed a block of ``SPLIT_BLOCK``
+elements at a time on the kernel threads (``parallel_tasks``; numpy releases the GIL
+in the loop): the ``Add`` of a 16M-float tensor received from another task, 10 ms on
+one thread, is bound by memory bandwidth that one core does not use up. The values
+are those of the one call, element by element. It uses the cores that other processes
+leave free (``parallel_tasks.spare_thread_count``), also beyond the task's share of a
+host that it shares with other tasks: in a step where the task that sent the tensor
+waits, its core is free. With one such core the one call runs.
 """
 
 from __future__ import annotations
@@ -20,7 +30,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tensorfleet.kernels.numpy import parallel_tasks
 from tensorfleet.transport import buffers
+
+SPLIT_MIN_BYTES = 16 << 20
+SPLIT_BLOCK = 1 << 20
 
 
 def _pooled_result(xs: tuple) -> Any:
@@ -52,10 +66,35 @@ def pooled_ufunc(fn: Callable[..., Any]) -> Callable[..., Any]:
         out = _pooled_result(xs)
         if out is None:
             return fn(*xs)
+        if out.nbytes >= SPLIT_MIN_BYTES and parallel_tasks.spare_thread_count() > 1 \
+                and all(x.size == 1 or (x.shape == out.shape and x.flags.c_contiguous)
+                        for x in xs):
+            _blocked(fn, xs, out)
+            return out
         return fn(*xs, out=out)
 
     call.__name__ = getattr(fn, "__name__", "pooled_ufunc")
     return call
 
 
-__all__ = ["pooled_ufunc"]
+def _blocked(fn: Callable[..., Any], xs: tuple, out: np.ndarray) -> None:
+    """``fn(*xs, out=out)`` a block at a time on the kernel threads; every ``x`` is a
+    scalar or a C-contiguous array of ``out``'s shape."""
+    flat_out = out.reshape(-1)
+    flat = [x.reshape(()) if x.size == 1 else x.reshape(-1) for x in xs]
+    # The helper threads do not share the caller's floating-point error state.
+    err = np.geterr()
+
+    def block(start: int) -> Callable[[], None]:
+        stop = start + SPLIT_BLOCK
+
+        def run() -> None:
+            with np.errstate(**err):
+                fn(*[x if x.ndim == 0 else x[start:stop] for x in flat],
+                   out=flat_out[start:stop])
+        return run
+
+    parallel_tasks.run([block(s) for s in range(0, flat_out.size, SPLIT_BLOCK)], spare=True)
+
+
+__all__ = ["pooled_ufunc", "SPLIT_MIN_BYTES"]

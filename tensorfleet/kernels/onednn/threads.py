@@ -20,6 +20,8 @@ from typing import Optional
 _limit: Optional[int] = None
 # The most threads a kernel split over its batch may use (see ``batch_split``).
 _workers: Optional[int] = None
+# The cores other processes left free at the contention policy's last look.
+_spare: Optional[int] = None
 _pool: Optional[ThreadPoolExecutor] = None
 _pool_lock = threading.Lock()
 
@@ -40,6 +42,22 @@ def set_workers(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"oneDNN worker count must be a positive int, got {n!r}")
     _workers = n
+
+
+def set_spare(n: Optional[int]) -> None:
+    """Records the cores that other processes leave free (``n`` >= 1), as the
+    contention policy measured them; None when it does not run (a limit was set)."""
+    global _spare
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"spare core count must be a positive int or None, got {n!r}")
+    _spare = n
+
+
+def spare() -> int:
+    """Threads for memory-bound work split into blocks (``parallel_tasks``), whose
+    helper threads never spin: the cores other processes leave free, which may be
+    more than this task's share of the host; the thread limit without a measure."""
+    return _spare if _spare is not None else limit()
 
 
 def workers() -> int:
@@ -80,4 +98,5 @@ def limit() -> int:
     return _cores()
 
 
-__all__ = ["set_limit", "limit", "set_workers", "workers", "helpers", "helper_count"]
+__all__ = ["set_limit", "limit", "set_workers", "workers", "set_spare", "spare", "helpers",
+           "helper_count"]
