@@ -392,7 +392,7 @@ class Plan:
         idle = idle_ops(ops, fetches)
         chains = find_chains(ops, fetches, idle) if not runs_as_written(ops) else {}
         # The ops of a fused chain before its head run nothing; the head runs the chain.
-        idle |= {o for c in chains.values() for o in (c.first, c.bias_add) if o is not c.head}
+        idle |= {o for c in chains.values() for o in c.before_head}
         for op in ops:
             chain = chains.get(op)
             inputs: Sequence[Tensor] = op.inputs
