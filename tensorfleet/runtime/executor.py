@@ -406,7 +406,7 @@ class Plan:
                 kern = resolve_kernel(op.type, op.name, op.device, allow_soft_placement)
             ins = []
             deref = []
-            refs = op.op_def.ref_indices(op) if chain is None else ()
+            refs = op.op_def.ref_indices(op) if chain is None else chain.ref_indices
             for i, t in enumerate(inputs):
                 if t not in slot:
                     raise errors.InvalidArgumentError(

@@ -26,6 +26,12 @@ first, then routing, gives the same array, element for element (also with overla
 windows, where routed gradients sum: each term is kept or dropped alike). The pooled
 side holds a quarter of the elements for a 2x2 pool, so the ``ReluGrad`` pass costs a
 quarter as much (``_MaxPoolGradReluGrad``).
+
+And a dense optimizer update of a gradient times a scalar (``clip_by_global_norm``
+multiplies every gradient by one) takes the gradient and the scalar
+(``_ApplyScaledGradient``): the large-variable updates scale each block of the gradient
+where they read it, the float32 products the ``Mul`` would have written, instead of a
+``Mul`` pass writing a whole new gradient for the update to read again.
 """
 
 from __future__ import annotations
@@ -73,6 +79,11 @@ class Chain(NamedTuple):
         """The fused kernel's attributes: the first op's, and which ops follow it."""
         return dict(self.first.attrs, fused_ops=self.fused_ops)
 
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        """Which of ``inputs`` the fused kernel takes as variable references."""
+        return ()
+
 
 # The pool attributes that must agree between a MaxPool and the MaxPoolGrad of it.
 _POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
@@ -102,8 +113,50 @@ class PoolReluGrad(NamedTuple):
     def attrs(self) -> dict:
         return dict(self.pool_grad.attrs)
 
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        return ()
 
-Fusion = Union[Chain, PoolReluGrad]
+
+# The updates that take a scaled gradient, with their gradient's input index.
+SCALED_UPDATES = {"ApplyGradientDescent": 2, "ApplyMomentum": 3, "ApplyAdam": 9}
+
+
+class ScaledUpdate(NamedTuple):
+    """An update whose gradient is ``Mul(g, scale)`` (maybe through ``Identity`` ops),
+    run as ``_ApplyScaledGradient`` at the update."""
+
+    update: Operation
+    passed: Tuple[Operation, ...]
+    grad: Tensor
+    scale: Tensor
+
+    kernel = "_ApplyScaledGradient"
+
+    @property
+    def head(self) -> Operation:
+        return self.update
+
+    @property
+    def before_head(self) -> Tuple[Operation, ...]:
+        return self.passed
+
+    @property
+    def inputs(self) -> Tuple[Tensor, ...]:
+        ins = list(self.update.inputs)
+        ins[SCALED_UPDATES[self.update.type]] = self.grad
+        return tuple(ins) + (self.scale,)
+
+    def attrs(self) -> dict:
+        return dict(self.update.attrs, update=self.update.type)
+
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        # The variable and its slots keep their places; the gradient and scale are values.
+        return tuple(self.update.op_def.ref_indices(self.update))
+
+
+Fusion = Union[Chain, PoolReluGrad, ScaledUpdate]
 
 
 def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
@@ -125,6 +178,8 @@ def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
             chain = _chain_from(op, readers, fetched)
         elif op.type == "ReluGrad":
             chain = _pool_relu_grad(op, readers, fetched)
+        elif op.type in SCALED_UPDATES:
+            chain = _scaled_update(op, readers, fetched)
         if chain is not None:
             chains[chain.head] = chain
     return chains
@@ -209,4 +264,36 @@ def _pool_relu_grad(relu_grad: Operation, readers: Dict[Tensor, List[Operation]]
     return PoolReluGrad(pool_grad, relu_grad)
 
 
-__all__ = ["Chain", "PoolReluGrad", "Fusion", "find_chains", "FUSED"]
+def _scaled_update(update: Operation, readers: Dict[Tensor, List[Operation]],
+                   fetched: Set[Tensor]) -> Optional[ScaledUpdate]:
+    k = SCALED_UPDATES[update.type]
+    if update.attrs.get(CHECK_NUMERICS_ATTR) or len(update.inputs) <= k:
+        return None
+    t, reader, passed = update.inputs[k], update, []
+    while True:
+        if _only_reader(t, readers, fetched) is not reader:
+            return None
+        if t.op.type != "Identity":
+            break
+        passed.append(t.op)
+        reader, t = t.op, t.op.inputs[0]
+    mul = t.op
+    if mul.type != "Mul" or len(mul.inputs) != 2:
+        return None
+    a, b = mul.inputs
+    # With a scalar factor the product has the other factor's shape.
+    if _scalar_of(b, t):
+        scale, grad = b, a
+    elif _scalar_of(a, t):
+        scale, grad = a, b
+    else:
+        return None
+    return ScaledUpdate(update, tuple(passed) + (mul,), grad, scale)
+
+
+def _scalar_of(s: Tensor, product: Tensor) -> bool:
+    """Whether ``s`` is a scalar of the product's float dtype."""
+    return s.shape.ndims == 0 and s.dtype == product.dtype and product.dtype.is_floating
+
+
+__all__ = ["Chain", "PoolReluGrad", "ScaledUpdate", "Fusion", "find_chains", "FUSED"]

@@ -182,3 +182,54 @@ def test_relu_grad_is_not_moved_past_other_pools_or_shared_gradients():
         routed = relu_grad.inputs[0]
         # The routed gradient read by a second op: ReluGrad stays after it.
         assert relu_grad not in _chains([relu_grad.outputs[0], routed * 2.0])
+
+
+def _clipped_training(make_opt, shape, through_identity=False):
+    x = tf.placeholder(tf.float32, [None, shape[0]])
+    w = tf.Variable(np.random.default_rng(0).standard_normal(shape).astype(np.float32) / 8)
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
+    opt = make_opt()
+    grads, variables = zip(*opt.compute_gradients(loss))
+    clipped, _ = tf.clip_by_global_norm(list(grads), 1.0)
+    if through_identity:
+        # TensorFlow's own clip_by_global_norm puts an Identity after each product.
+        clipped = [tf.identity(g) for g in clipped]
+    train = opt.apply_gradients(zip(clipped, variables))
+    return x, w, clipped[0], train
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.AdamOptimizer(0.1)], ids=["sgd", "momentum", "nesterov", "adam"])
+@pytest.mark.parametrize("shape", [[600, 500], [30, 20]], ids=["blocked", "whole"])
+def test_an_update_of_a_scaled_gradient_gives_the_values_of_the_product(make_opt, shape):
+    # 600 x 500 takes the blocked update (each block scaled where it is read), 30 x 20
+    # the whole-array one; both must give the float32 values the Mul would have.
+    x_val = np.random.default_rng(1).standard_normal([64, shape[0]]).astype(np.float32)
+    with tf.Graph().as_default():
+        x, w, clipped, train = _clipped_training(make_opt, shape,
+                                                 through_identity=shape[0] == 30)
+        chains = _chains([], [train])
+        scaled = [c for c in chains.values() if c.kernel == "_ApplyScaledGradient"]
+        assert [c.update.inputs[0].op for c in scaled] == [w.op]
+        runs = []
+        for fetches in ([train], [train, clipped]):  # fetching the product: no rewrite
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(fetches, {x: x_val})
+                runs.append(sess.run(w))
+        np.testing.assert_array_equal(runs[0], runs[1])
+        assert not np.array_equal(runs[0], np.random.default_rng(0).standard_normal(
+            shape).astype(np.float32) / 8)
+
+
+def test_an_update_of_a_product_by_a_tensor_is_not_rewritten():
+    with tf.Graph().as_default():
+        w = tf.Variable(np.ones([4, 3], np.float32))
+        g = tf.ones([4, 3]) * tf.ones([4, 3])
+        train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, w)])
+        assert not any(c.kernel == "_ApplyScaledGradient"
+                       for c in _chains([], [train]).values())
