@@ -16,11 +16,27 @@ on a control edge or checks numerics, the chain sits on one device, and the bias
 one value per output channel on the last axis (convolutions in NHWC, where ``Add`` of
 a ``[C]`` bias is a per-channel bias). The fused kernel runs at the last op of the
 chain; the ops before it run nothing.
+
+One backward pair is rewritten too: ``ReluGrad`` of the gradient that ``MaxPoolGrad``
+routes back through a max pool of the ReLU's output. ``MaxPoolGrad`` sends each pooled
+gradient to the window position that held the maximum, where the pool's input equals
+the pool's output, so whether that position's input is positive is whether the pooled
+output is: applying ``ReluGrad`` to the pooled gradient against the pooled output
+first, then routing, gives the same array, element for element (also with overlapping
+windows, where routed gradients sum: each term is kept or dropped alike). The pooled
+side holds a quarter of the elements for a 2x2 pool, so the ``ReluGrad`` pass costs a
+quarter as much (``_MaxPoolGradReluGrad``).
+
+And a dense optimizer update of a gradient times a scalar (``clip_by_global_norm``
+multiplies every gradient by one) takes the gradient and the scalar
+(``_ApplyScaledGradient``): the large-variable updates scale each block of the gradient
+where they read it, the float32 products the ``Mul`` would have written, instead of a
+``Mul`` pass writing a whole new gradient for the update to read again.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from tensorfleet.framework.graph import Operation, Tensor
 from tensorfleet.runtime.numerics_check import CHECK_NUMERICS_ATTR
@@ -54,13 +70,97 @@ class Chain(NamedTuple):
         return (("BiasAdd",) if self.bias_add is not None else ()) + \
             (("Relu",) if self.relu is not None else ())
 
+    @property
+    def before_head(self) -> Tuple[Operation, ...]:
+        """The chain's ops that run nothing (the head runs the chain)."""
+        return tuple(o for o in (self.first, self.bias_add) if o is not None and o is not self.head)
+
     def attrs(self) -> dict:
         """The fused kernel's attributes: the first op's, and which ops follow it."""
         return dict(self.first.attrs, fused_ops=self.fused_ops)
 
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        """Which of ``inputs`` the fused kernel takes as variable references."""
+        return ()
+
+
+# The pool attributes that must agree between a MaxPool and the MaxPoolGrad of it.
+_POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
+
+
+class PoolReluGrad(NamedTuple):
+    """``ReluGrad(MaxPoolGrad(x, MaxPool(x), g), x)``, run as ``_MaxPoolGradReluGrad``
+    at the ``ReluGrad`` (see the module doc); its inputs are ``MaxPoolGrad``'s."""
+
+    pool_grad: Operation
+    relu_grad: Operation
+
+    kernel = "_MaxPoolGradReluGrad"
+
+    @property
+    def head(self) -> Operation:
+        return self.relu_grad
+
+    @property
+    def before_head(self) -> Tuple[Operation, ...]:
+        return (self.pool_grad,)
+
+    @property
+    def inputs(self) -> Tuple[Tensor, ...]:
+        return tuple(self.pool_grad.inputs)
+
+    def attrs(self) -> dict:
+        return dict(self.pool_grad.attrs)
+
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        return ()
+
+
+# The updates that take a scaled gradient, with their gradient's input index.
+SCALED_UPDATES = {"ApplyGradientDescent": 2, "ApplyMomentum": 3, "ApplyAdam": 9}
+
+
+class ScaledUpdate(NamedTuple):
+    """An update whose gradient is ``Mul(g, scale)`` (maybe through ``Identity`` ops),
+    run as ``_ApplyScaledGradient`` at the update."""
+
+    update: Operation
+    passed: Tuple[Operation, ...]
+    grad: Tensor
+    scale: Tensor
+
+    kernel = "_ApplyScaledGradient"
+
+    @property
+    def head(self) -> Operation:
+        return self.update
+
+    @property
+    def before_head(self) -> Tuple[Operation, ...]:
+        return self.passed
+
+    @property
+    def inputs(self) -> Tuple[Tensor, ...]:
+        ins = list(self.update.inputs)
+        ins[SCALED_UPDATES[self.update.type]] = self.grad
+        return tuple(ins) + (self.scale,)
+
+    def attrs(self) -> dict:
+        return dict(self.update.attrs, update=self.update.type)
+
+    @property
+    def ref_indices(self) -> Tuple[int, ...]:
+        # The variable and its slots keep their places; the gradient and scale are values.
+        return tuple(self.update.op_def.ref_indices(self.update))
+
+
+Fusion = Union[Chain, PoolReluGrad, ScaledUpdate]
+
 
 def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
-                idle: Set[Operation]) -> Dict[Operation, Chain]:
+                idle: Set[Operation]) -> Dict[Operation, Fusion]:
     """The fusable chains of a step (``ops`` in topological order), by their head op."""
     fetched = set(fetches)
     readers: Dict[Tensor, List[Operation]] = {}
@@ -69,12 +169,19 @@ def find_chains(ops: List[Operation], fetches: Sequence[Tensor],
             continue
         for t in op.inputs:
             readers.setdefault(t, []).append(op)
-    chains: Dict[Operation, Chain] = {}
+    chains: Dict[Operation, Fusion] = {}
     for op in ops:
-        if op.type in FUSED and op not in idle:
+        if op in idle:
+            continue
+        chain: Optional[Fusion] = None
+        if op.type in FUSED:
             chain = _chain_from(op, readers, fetched)
-            if chain is not None:
-                chains[chain.head] = chain
+        elif op.type == "ReluGrad":
+            chain = _pool_relu_grad(op, readers, fetched)
+        elif op.type in SCALED_UPDATES:
+            chain = _scaled_update(op, readers, fetched)
+        if chain is not None:
+            chains[chain.head] = chain
     return chains
 
 
@@ -137,4 +244,56 @@ def _chain_from(first: Operation, readers: Dict[Tensor, List[Operation]],
     return Chain(first, bias_add, relu, inputs)
 
 
-__all__ = ["Chain", "find_chains", "FUSED"]
+def _pool_relu_grad(relu_grad: Operation, readers: Dict[Tensor, List[Operation]],
+                    fetched: Set[Tensor]) -> Optional[PoolReluGrad]:
+    if not _plain(relu_grad) or len(relu_grad.inputs) != 2:
+        return None
+    dy, features = relu_grad.inputs
+    pool_grad = dy.op
+    if pool_grad.type != "MaxPoolGrad" or not _plain(pool_grad) or len(pool_grad.inputs) != 3 \
+            or _only_reader(dy, readers, fetched) is not relu_grad \
+            or not dy.dtype.is_floating:
+        return None
+    x, pooled, _ = pool_grad.inputs
+    pool = pooled.op
+    if features is not x or pool.type != "MaxPool" or not pool.inputs or pool.inputs[0] is not x \
+            or pooled.value_index != 0 or pool.device != pool_grad.device:
+        return None
+    if any(pool.attrs.get(a) != pool_grad.attrs.get(a) for a in _POOL_ATTRS):
+        return None
+    return PoolReluGrad(pool_grad, relu_grad)
+
+
+def _scaled_update(update: Operation, readers: Dict[Tensor, List[Operation]],
+                   fetched: Set[Tensor]) -> Optional[ScaledUpdate]:
+    k = SCALED_UPDATES[update.type]
+    if update.attrs.get(CHECK_NUMERICS_ATTR) or len(update.inputs) <= k:
+        return None
+    t, reader, passed = update.inputs[k], update, []
+    while True:
+        if _only_reader(t, readers, fetched) is not reader:
+            return None
+        if t.op.type != "Identity":
+            break
+        passed.append(t.op)
+        reader, t = t.op, t.op.inputs[0]
+    mul = t.op
+    if mul.type != "Mul" or len(mul.inputs) != 2:
+        return None
+    a, b = mul.inputs
+    # With a scalar factor the product has the other factor's shape.
+    if _scalar_of(b, t):
+        scale, grad = b, a
+    elif _scalar_of(a, t):
+        scale, grad = a, b
+    else:
+        return None
+    return ScaledUpdate(update, tuple(passed) + (mul,), grad, scale)
+
+
+def _scalar_of(s: Tensor, product: Tensor) -> bool:
+    """Whether ``s`` is a scalar of the product's float dtype."""
+    return s.shape.ndims == 0 and s.dtype == product.dtype and product.dtype.is_floating
+
+
+__all__ = ["Chain", "PoolReluGrad", "ScaledUpdate", "Fusion", "find_chains", "FUSED"]

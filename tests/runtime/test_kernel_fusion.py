@@ -130,3 +130,106 @@ def test_a_fused_dense_layer_gives_the_unfused_values(backend, bias_kind, relu, 
             y = tf.nn.relu(y)
         assert set(_chains([y])) == {y.op}
         _check_against_unfused(y, product, w, {x: x_val}, tf.reduce_sum(y * y))
+
+
+def _relu_pool_grads(x, ksize, strides, padding):
+    """The gradients of a loss through conv -> ReLU -> max pool, with the ReluGrad and
+    the MaxPoolGrad ops of the backward pass."""
+    k = tf.Variable(np.random.default_rng(7).standard_normal([3, 3, 4, 6]).astype(np.float32))
+    h = tf.nn.relu(tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"))
+    p = tf.nn.max_pool(h, [1, ksize, ksize, 1], [1, strides, strides, 1], padding)
+    # A gradient that is not zero where the pooled value is (as p * sin(p)'s would be).
+    weights = tf.constant(np.random.default_rng(8).standard_normal(
+        p.shape.as_list()[1:]).astype(np.float32))
+    loss = tf.reduce_sum(p * weights)
+    gx, gk = tf.gradients(loss, [x, k])
+    relu_grad = next(op for op in tf.get_default_graph().get_operations()
+                     if op.type == "ReluGrad")
+    return gx, gk, relu_grad
+
+
+@pytest.mark.parametrize("ksize,strides,padding", [(2, 2, "VALID"), (3, 2, "SAME"),
+                                                   (3, 1, "VALID")])
+def test_relu_grad_of_a_max_pool_gradient_runs_on_the_pooled_side(backend, ksize, strides,
+                                                                  padding):
+    # Overlapping windows (3 x 3 every 2 or 1) route several pooled gradients to one
+    # input, where they sum: the rewrite must keep or drop every term alike.
+    x_val = np.random.default_rng(9).standard_normal([2, 8, 8, 4]).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 4])
+        gx, gk, relu_grad = _relu_pool_grads(x, ksize, strides, padding)
+        chains = _chains([gx, gk])
+        assert relu_grad in chains and chains[relu_grad].kernel == "_MaxPoolGradReluGrad"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            fused = sess.run([gx, gk], {x: x_val})
+            # Fetching the MaxPoolGrad output as well leaves the pair unfused.
+            unfused = sess.run([gx, gk, relu_grad.inputs[0]], {x: x_val})[:2]
+        for a, b in zip(fused, unfused):
+            np.testing.assert_array_equal(a, b)
+        assert np.count_nonzero(fused[0]) > 0
+
+
+def test_relu_grad_is_not_moved_past_other_pools_or_shared_gradients():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 4])
+        h = tf.nn.relu(x)
+        avg = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        assert _chains(tf.gradients(tf.reduce_sum(avg), [x])) == {}
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 4])
+        _, _, relu_grad = _relu_pool_grads(x, 2, 2, "VALID")
+        routed = relu_grad.inputs[0]
+        # The routed gradient read by a second op: ReluGrad stays after it.
+        assert relu_grad not in _chains([relu_grad.outputs[0], routed * 2.0])
+
+
+def _clipped_training(make_opt, shape, through_identity=False):
+    x = tf.placeholder(tf.float32, [None, shape[0]])
+    w = tf.Variable(np.random.default_rng(0).standard_normal(shape).astype(np.float32) / 8)
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
+    opt = make_opt()
+    grads, variables = zip(*opt.compute_gradients(loss))
+    clipped, _ = tf.clip_by_global_norm(list(grads), 1.0)
+    if through_identity:
+        # TensorFlow's own clip_by_global_norm puts an Identity after each product.
+        clipped = [tf.identity(g) for g in clipped]
+    train = opt.apply_gradients(zip(clipped, variables))
+    return x, w, clipped[0], train
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.AdamOptimizer(0.1)], ids=["sgd", "momentum", "nesterov", "adam"])
+@pytest.mark.parametrize("shape", [[600, 500], [30, 20]], ids=["blocked", "whole"])
+def test_an_update_of_a_scaled_gradient_gives_the_values_of_the_product(make_opt, shape):
+    # 600 x 500 takes the blocked update (each block scaled where it is read), 30 x 20
+    # the whole-array one; both must give the float32 values the Mul would have.
+    x_val = np.random.default_rng(1).standard_normal([64, shape[0]]).astype(np.float32)
+    with tf.Graph().as_default():
+        x, w, clipped, train = _clipped_training(make_opt, shape,
+                                                 through_identity=shape[0] == 30)
+        chains = _chains([], [train])
+        scaled = [c for c in chains.values() if c.kernel == "_ApplyScaledGradient"]
+        assert [c.update.inputs[0].op for c in scaled] == [w.op]
+        runs = []
+        for fetches in ([train], [train, clipped]):  # fetching the product: no rewrite
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(fetches, {x: x_val})
+                runs.append(sess.run(w))
+        np.testing.assert_array_equal(runs[0], runs[1])
+        assert not np.array_equal(runs[0], np.random.default_rng(0).standard_normal(
+            shape).astype(np.float32) / 8)
+
+
+def test_an_update_of_a_product_by_a_tensor_is_not_rewritten():
+    with tf.Graph().as_default():
+        w = tf.Variable(np.ones([4, 3], np.float32))
+        g = tf.ones([4, 3]) * tf.ones([4, 3])
+        train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, w)])
+        assert not any(c.kernel == "_ApplyScaledGradient"
+                       for c in _chains([], [train]).values())

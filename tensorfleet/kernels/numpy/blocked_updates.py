@@ -18,7 +18,7 @@ bound by memory bandwidth, which a second thread on a busy machine adds little t
 from __future__ import annotations
 
 import itertools
-from typing import Callable, List
+from typing import Callable, List, Optional
 
 import numpy as np
 
@@ -32,6 +32,8 @@ MIN_SIZE = 1 << 18
 
 # An update of the elements [start, stop) of flat arrays, with two scratch blocks.
 Update = Callable[[int, int, np.ndarray, np.ndarray], None]
+# A block of the gradient, given its bounds and a scratch block to scale it into.
+GradBlock = Callable[[int, int, np.ndarray], np.ndarray]
 
 
 def applies(var: np.ndarray, *others: np.ndarray) -> bool:
@@ -69,15 +71,32 @@ def run(update: Update, size: int, dtype: np.dtype) -> None:
         f.result()
 
 
+def _grad_blocks(g: np.ndarray, scale: Optional[float]) -> GradBlock:
+    """The gradient's block [i, j): a view of ``g``, or with a scale, ``g * scale``
+    written into the scratch block given. The product is the float32 one a ``Mul`` of
+    the gradient by a scalar would have made, so the update sees the same values
+    without a pass over the whole gradient to make them."""
+    fg = g.reshape(-1)
+    if scale is None:
+        return lambda i, j, out: fg[i:j]
+
+    def scaled(i: int, j: int, out: np.ndarray) -> np.ndarray:
+        return np.multiply(fg[i:j], scale, out=out)
+    return scaled
+
+
 def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: float,
-         beta1: float, beta2: float, epsilon: float, nesterov: bool) -> None:
+         beta1: float, beta2: float, epsilon: float, nesterov: bool,
+         scale: Optional[float] = None) -> None:
     """Adam's update of ``var``, ``m`` and ``v`` in place; ``lr_t`` is the step size
-    already corrected for the moments' bias."""
-    fv, fm, fs, fg = var.reshape(-1), m.reshape(-1), v.reshape(-1), g.reshape(-1)
+    already corrected for the moments' bias; the gradient is ``g * scale`` when a
+    scale is given."""
+    fv, fm, fs = var.reshape(-1), m.reshape(-1), v.reshape(-1)
+    grad = _grad_blocks(g, scale)
     c1, c2 = 1.0 - beta1, 1.0 - beta2
 
     def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
-        mm, vv, gg = fm[i:j], fs[i:j], fg[i:j]
+        mm, vv, gg = fm[i:j], fs[i:j], grad(i, j, b)
         np.multiply(gg, c1, out=a)
         mm *= beta1
         mm += a
@@ -88,7 +107,8 @@ def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: flo
         np.sqrt(vv, out=a)
         a += epsilon
         if nesterov:
-            # (beta1 * m + (1 - beta1) * g) / denominator, with the two scratch blocks.
+            # (beta1 * m + (1 - beta1) * g) / denominator, with the two scratch blocks
+            # (gg may be b itself: it is read before b is written).
             np.multiply(gg, c1, out=b)
             b /= a
             np.divide(mm, a, out=a)
@@ -103,18 +123,20 @@ def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: flo
 
 
 def momentum(var: np.ndarray, acc: np.ndarray, g: np.ndarray, lr: float, mu: float,
-             nesterov: bool) -> None:
-    """The momentum update of ``var`` and its accumulator in place."""
-    fv, fa, fg = var.reshape(-1), acc.reshape(-1), g.reshape(-1)
+             nesterov: bool, scale: Optional[float] = None) -> None:
+    """The momentum update of ``var`` and its accumulator in place; the gradient is
+    ``g * scale`` when a scale is given."""
+    fv, fa = var.reshape(-1), acc.reshape(-1)
+    grad = _grad_blocks(g, scale)
 
     def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
-        aa = fa[i:j]
+        aa, gg = fa[i:j], grad(i, j, b)
         aa *= mu
-        aa += fg[i:j]
+        aa += gg
         if nesterov:
             # var -= lr * (grad + momentum * accum), with the updated accum.
             np.multiply(aa, mu, out=a)
-            a += fg[i:j]
+            a += gg
             a *= lr
         else:
             np.multiply(aa, lr, out=a)
@@ -123,12 +145,14 @@ def momentum(var: np.ndarray, acc: np.ndarray, g: np.ndarray, lr: float, mu: flo
     run(update, var.size, var.dtype)
 
 
-def gradient_descent(var: np.ndarray, g: np.ndarray, lr: float) -> None:
-    """``var -= lr * g`` in place."""
-    fv, fg = var.reshape(-1), g.reshape(-1)
+def gradient_descent(var: np.ndarray, g: np.ndarray, lr: float,
+                     scale: Optional[float] = None) -> None:
+    """``var -= lr * g`` in place (``lr * (g * scale)`` when a scale is given)."""
+    fv = var.reshape(-1)
+    grad = _grad_blocks(g, scale)
 
     def update(i: int, j: int, a: np.ndarray, b: np.ndarray) -> None:
-        np.multiply(fg[i:j], lr, out=a)
+        np.multiply(grad(i, j, b), lr, out=a)
         np.subtract(fv[i:j], a, out=fv[i:j])
 
     run(update, var.size, var.dtype)

@@ -1,7 +1,7 @@
-"""Reference kernels of fused chains (``tensorfleet.runtime.kernel_fusion``): a
-convolution or a matrix product followed by the ops named in its ``fused_ops``
-attribute ("BiasAdd" of a bias along the last axis, then "Relu"), applied in place on
-the product's output."""
+"""Kernels of fused chains (``tensorfleet.runtime.kernel_fusion``): a convolution or a
+matrix product followed by the ops named in its ``fused_ops`` attribute ("BiasAdd" of a
+bias along the last axis, then "Relu"), applied in place on the product's output; and
+``MaxPoolGrad`` with the ``ReluGrad`` after it, run on the pooled side first."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorfleet.kernels.numpy.math_kernels import _matmul
 from tensorfleet.kernels.numpy.nn_conv_kernels import _conv2d
-from tensorfleet.kernels.registry import KernelContext, register_kernel
+from tensorfleet.kernels.registry import KernelContext, get_kernel, register_kernel
 
 
 def _tail(ctx: KernelContext, y: np.ndarray, bias: tuple) -> np.ndarray:
@@ -35,3 +35,13 @@ def _fused_conv2d(ctx: KernelContext, x: Any, w: Any, *bias: Any) -> np.ndarray:
 def _fused_matmul(ctx: KernelContext, a: Any, b: Any, *bias: Any) -> np.ndarray:
     """``MatMul``, then its bias and ReLU in place."""
     return _tail(ctx, _matmul(ctx, a, b), bias)
+
+
+@register_kernel("_MaxPoolGradReluGrad")
+def _max_pool_grad_relu_grad(ctx: KernelContext, x: Any, pooled: Any, grad: Any) -> np.ndarray:
+    """``ReluGrad(MaxPoolGrad(x, pooled, grad), x)`` computed as
+    ``MaxPoolGrad(x, pooled, ReluGrad(grad, pooled))``: the same values (see
+    ``tensorfleet.runtime.kernel_fusion``), with the ReLU pass over the pooled
+    gradient. Both run the kernels of the active CPU backend."""
+    kept = get_kernel("ReluGrad", "CPU")(ctx, grad, pooled)
+    return get_kernel("MaxPoolGrad", "CPU")(ctx, x, pooled, kept)

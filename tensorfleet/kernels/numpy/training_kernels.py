@@ -14,7 +14,7 @@ each touched row once.
 from __future__ import annotations
 
 import math
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -112,16 +112,21 @@ def _rows(ctx: KernelContext, var: np.ndarray, values: Any,
 
 # -- dense updates --------------------------------------------------------------------------
 
+def _scaled(g: np.ndarray, scale: Optional[np.ndarray]) -> np.ndarray:
+    return g if scale is None else np.multiply(g, scale)
+
+
 @register_kernel("ApplyGradientDescent")
 def _apply_gd(ctx: KernelContext, var_r: VariableResource, alpha: Any,
-              delta: Any) -> VariableResource:
+              delta: Any, grad_scale: Optional[np.ndarray] = None) -> VariableResource:
     var = var_r.read()
     g = _dense_grad(ctx, var, delta)
     lr = _scalar(ctx, alpha, "alpha")
     with _lock(ctx, var_r):
         if blocked_updates.applies(var, g):
-            blocked_updates.gradient_descent(var, g, lr)
+            blocked_updates.gradient_descent(var, g, lr, grad_scale)
             return var_r
+        g = _scaled(g, grad_scale)
         buf = _scratch(ctx, var)
         np.multiply(g, lr, out=buf)
         np.subtract(var, buf, out=var)
@@ -131,7 +136,8 @@ def _apply_gd(ctx: KernelContext, var_r: VariableResource, alpha: Any,
 
 @register_kernel("ApplyMomentum")
 def _apply_momentum(ctx: KernelContext, var_r: VariableResource, acc_r: VariableResource,
-                    lr: Any, grad: Any, momentum: Any) -> VariableResource:
+                    lr: Any, grad: Any, momentum: Any,
+                    grad_scale: Optional[np.ndarray] = None) -> VariableResource:
     var = var_r.read()
     acc = _slot(ctx, var, acc_r)
     g = _dense_grad(ctx, var, grad)
@@ -139,8 +145,10 @@ def _apply_momentum(ctx: KernelContext, var_r: VariableResource, acc_r: Variable
     mu = _scalar(ctx, momentum, "momentum")
     with _lock(ctx, var_r):
         if blocked_updates.applies(var, acc, g):
-            blocked_updates.momentum(var, acc, g, lr, mu, bool(ctx.attrs.get("use_nesterov")))
+            blocked_updates.momentum(var, acc, g, lr, mu, bool(ctx.attrs.get("use_nesterov")),
+                                     grad_scale)
             return var_r
+        g = _scaled(g, grad_scale)
         acc *= mu
         acc += g
         buf = _scratch(ctx, var)
@@ -186,7 +194,8 @@ def _adam_lr(ctx: KernelContext, b1p: Any, b2p: Any, lr: Any) -> float:
 @register_kernel("ApplyAdam")
 def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResource,
                 v_r: VariableResource, b1p: Any, b2p: Any, lr: Any, beta1: Any, beta2: Any,
-                epsilon: Any, grad: Any) -> VariableResource:
+                epsilon: Any, grad: Any,
+                grad_scale: Optional[np.ndarray] = None) -> VariableResource:
     var = var_r.read()
     m = _slot(ctx, var, m_r)
     v = _slot(ctx, var, v_r)
@@ -198,8 +207,9 @@ def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResour
     with _lock(ctx, var_r):
         if blocked_updates.applies(var, m, v, g):
             blocked_updates.adam(var, m, v, g, lr_t, b1, b2, eps,
-                                 bool(ctx.attrs.get("use_nesterov")))
+                                 bool(ctx.attrs.get("use_nesterov")), grad_scale)
             return var_r
+        g = _scaled(g, grad_scale)
         buf = _scratch(ctx, var)
         # In-place scalar multiplies are the cheapest passes numpy has, so the
         # moments are decayed in place rather than updated as m += (g - m)*(1 - b1).
@@ -223,6 +233,26 @@ def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResour
             np.subtract(var, buf, out=var)
         _release(ctx, buf)
     return var_r
+
+
+# The updates that take their gradient times a scalar without a pass to make it, and
+# where their gradient input is.
+SCALED_GRADIENT_UPDATES = {"ApplyGradientDescent": (_apply_gd, 2),
+                           "ApplyMomentum": (_apply_momentum, 3),
+                           "ApplyAdam": (_apply_adam, 9)}
+
+
+@register_kernel("_ApplyScaledGradient")
+def _apply_scaled_gradient(ctx: KernelContext, *ins: Any) -> VariableResource:
+    """The update named by the ``update`` attribute, with its gradient ``g * scale``:
+    its inputs, the gradient ``g`` in place of the product, then the scalar ``scale``
+    (``tensorfleet.runtime.kernel_fusion``)."""
+    update, _ = SCALED_GRADIENT_UPDATES[ctx.attrs["update"]]
+    *args, scale = ins
+    scale = np.asarray(scale)
+    if scale.ndim != 0:
+        raise _bad(ctx, f"the gradient's scale is not a scalar: shape {list(scale.shape)}")
+    return update(ctx, *args, grad_scale=scale)
 
 
 def _rmsprop_dense(ctx: KernelContext, var_r: VariableResource, mg_r: Any,
