@@ -232,25 +232,35 @@ def deferrable_gradients(ops: List[Operation], fetches: Sequence[Tensor]) -> Set
     for op in reversed(ops):
         leads_to_heavy[op] = any(r.type in HEAVY_OPS or leads_to_heavy[r] for r in readers[op])
     candidates = [op for op in ops if op.type in DEFERRABLE_GRADIENTS and op not in fetched
-                  and not leads_to_heavy[op] and len(op.outputs) == 1]
+                  and not leads_to_heavy[op] and len(op.outputs) == 1
+                  and not any(_reads_variable(t) for t in op.inputs)]
     if not candidates:
         return set()
+    in_step = set(ops)
     heavy = {op for op in ops if op.type in HEAVY_OPS}
     chosen: Set[Operation] = set()
     for op in candidates:
         # Worth it only beside a heavy op that neither feeds it nor follows from it
         # (none follows from it): else the main thread would only wait.
-        if heavy - _ancestors(op) - {op}:
+        if heavy - _ancestors(op, in_step) - {op}:
             chosen.add(op)
     return chosen
 
 
-def _ancestors(op: Operation) -> Set[Operation]:
+def _reads_variable(t: Tensor) -> bool:
+    """Whether ``t`` is a variable's buffer (directly or through ``Identity``): a step's
+    update could change it in place while a deferred kernel still reads it."""
+    while t.op.type in ALIAS_OPS and t.op.inputs:
+        t = t.op.inputs[0]
+    return bool(t.op.op_def.ref_output) or t.op.type in STATE_READING_OPS
+
+
+def _ancestors(op: Operation, within: Set[Operation]) -> Set[Operation]:
     seen: Set[Operation] = set()
     stack = [t.op for t in op.inputs] + list(op.control_inputs)
     while stack:
         o = stack.pop()
-        if o not in seen:
+        if o not in seen and o in within:
             seen.add(o)
             stack.extend(t.op for t in o.inputs)
             stack.extend(o.control_inputs)

@@ -80,6 +80,15 @@ def test_a_fetched_gradient_or_one_with_no_heavy_op_beside_it_stays_in_line():
         out = tf.reduce_sum(tf.matmul(h, tf.ones([144, 5])))
         ops = executor.prune([out], [], set())
         assert not executor.deferrable_gradients(ops, [out])
+    with tf.Graph().as_default():
+        # A product of a variable's own buffer: a step's update could change it while
+        # the product still reads it on the other thread.
+        x, (k1, _, w), train = _conv_net(tf.train.GradientDescentOptimizer(0.1))
+        norm = tf.reduce_sum(tf.matmul(w, tf.ones([10, 4096])))
+        ops = executor.prune([norm], [train], set())
+        product = norm.op.inputs[0].op
+        assert product.type == "MatMul"
+        assert product not in executor.deferrable_gradients(ops, [norm])
 
 
 def test_the_size_of_a_product_is_counted_from_its_arguments():
