@@ -33,8 +33,8 @@ than a 1-thread one). So at most every ``ADAPT_SECS`` a running step compares th
 lowers the limit to the cores the others leave free (at least 1), or raises it back
 up to the share above once they are gone (``adapt_blas``). Memory-bound work split
 into blocks on the kernel helper threads, which wait without spinning, may use all the
-cores the others leave free, beyond the share (``onednn.threads.spare``). Where ``/proc/stat`` can be
-read, the measure is not the load average (which lags by a minute, misses short bursts
+cores the others leave free, beyond the share (``onednn.threads.spare``). Where
+``/proc/stat`` can be read, the measure is not the load average (which lags by a minute, misses short bursts
 and still counts a process that has just ended) but the CPU time other processes used
 since the last look (the machine's busy time less this process's own): each core of it,
 beyond a tenth of a core, takes a core from BLAS. A burst of other work beside a 2-thread BLAS makes
