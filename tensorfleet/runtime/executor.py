@@ -199,95 +199,6 @@ def deferrable_updates(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[O
     return chosen
 
 
-# Weight gradients: products whose results lead to no further heavy kernel (only to
-# norms, updates and other light ops). Run on the update thread, such a product
-# overlaps the input gradients computed after it, which the rest of the backward pass
-# waits for (a softmax layer's weight gradient beside an LSTM's backward pass, a conv
-# layer's filter gradient beside its input gradient), as TensorFlow's executor
-# overlaps independent kernels.
-DEFERRABLE_GRADIENTS = {"MatMul", "Conv2DBackpropFilter"}
-# Kernels worth overlapping: an op leading to one of these is on the backward pass's
-# path, not beside it.
-HEAVY_OPS = DEFERRABLE_GRADIENTS | {
-    "Conv2D", "Conv2DBackpropInput", "_FusedConv2D", "_FusedMatMul", "BatchMatMul",
-    "BatchMatMulV2", "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
-    "DepthwiseConv2dNativeBackpropFilter", "FusedLSTMSequence", "FusedLSTMSequenceGrad",
-    "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
-# Multiply-adds a weight gradient must take, in the step at hand, to be handed to the
-# update thread (a few hundred microseconds of work): below it the hand-over costs
-# more than the overlap gains.
-DEFER_MIN_MULTIPLY_ADDS = 1 << 25
-
-
-def deferrable_gradients(ops: List[Operation], fetches: Sequence[Tensor]) -> Set[Operation]:
-    """The products of ``DEFERRABLE_GRADIENTS`` that no heavy op (``HEAVY_OPS``)
-    depends on through data edges, and that are not fetched."""
-    fetched = {t.op for t in fetches}
-    readers: Dict[Operation, List[Operation]] = {op: [] for op in ops}
-    for op in ops:
-        for t in op.inputs:
-            if t.op in readers:
-                readers[t.op].append(op)
-    leads_to_heavy: Dict[Operation, bool] = {}
-    for op in reversed(ops):
-        leads_to_heavy[op] = any(r.type in HEAVY_OPS or leads_to_heavy[r] for r in readers[op])
-    candidates = [op for op in ops if op.type in DEFERRABLE_GRADIENTS and op not in fetched
-                  and not leads_to_heavy[op] and len(op.outputs) == 1
-                  and not any(_reads_variable(t) for t in op.inputs)]
-    if not candidates:
-        return set()
-    in_step = set(ops)
-    heavy = {op for op in ops if op.type in HEAVY_OPS}
-    chosen: Set[Operation] = set()
-    for op in candidates:
-        # Worth it only beside a heavy op that neither feeds it nor follows from it
-        # (none follows from it): else the main thread would only wait.
-        if heavy - _ancestors(op, in_step) - {op}:
-            chosen.add(op)
-    return chosen
-
-
-def _reads_variable(t: Tensor) -> bool:
-    """Whether ``t`` is a variable's buffer (directly or through ``Identity``): a step's
-    update could change it in place while a deferred kernel still reads it."""
-    while t.op.type in ALIAS_OPS and t.op.inputs:
-        t = t.op.inputs[0]
-    return bool(t.op.op_def.ref_output) or t.op.type in STATE_READING_OPS
-
-
-def _ancestors(op: Operation, within: Set[Operation]) -> Set[Operation]:
-    seen: Set[Operation] = set()
-    stack = [t.op for t in op.inputs] + list(op.control_inputs)
-    while stack:
-        o = stack.pop()
-        if o not in seen and o in within:
-            seen.add(o)
-            stack.extend(t.op for t in o.inputs)
-            stack.extend(o.control_inputs)
-    return seen
-
-
-def multiply_adds(op_type: str, attrs: Dict[str, Any], args: Sequence[Any]) -> int:
-    """The multiply-adds of a ``DEFERRABLE_GRADIENTS`` kernel on these arguments (0
-    when they are not arrays of the expected ranks)."""
-    try:
-        if op_type == "MatMul":
-            a, b = args[0], args[1]
-            k = a.shape[0] if attrs.get("transpose_a") else a.shape[1]
-            n = b.shape[0] if attrs.get("transpose_b") else b.shape[1]
-            return int(a.size) * int(n) if a.ndim == 2 and b.ndim == 2 and k else 0
-        if op_type == "Conv2DBackpropFilter":
-            sizes, dy = args[1], args[2]
-            filter_elements = 1
-            for d in sizes:
-                filter_elements *= int(d)
-            out_channels = int(sizes[-1])
-            return int(dy.size) * (filter_elements // out_channels) if out_channels else 0
-    except (AttributeError, IndexError, TypeError, ValueError):
-        return 0
-    return 0
-
-
 def hoist(ops: List[Operation], chosen: Set[Operation],
           feeds: Sequence[Tensor] = ()) -> List[Operation]:
     """``ops`` in a topological order that runs ``chosen`` and what they wait for
@@ -311,30 +222,27 @@ def hoist(ops: List[Operation], chosen: Set[Operation],
 def deferred_updates(ops: List[Operation], chosen: Set[Operation]
                      ) -> Tuple[Set[int], Dict[int, List[int]]]:
     """Which steps of a plan (indices into ``ops``) run on the update thread (those of
-    ``chosen``: updates, and weight gradients from ``deferrable_gradients``), and for
-    each later step the deferred ones it must wait for: a step waits for one when it
-    reads its output, waits for it by a control edge, or reads or updates the same
-    variable as a deferred update (directly or through ``Identity`` reads), so every
-    step sees the values and variables the one-by-one order would have left; the step
-    itself waits for all before it returns."""
+    ``chosen``), and for each later step the deferred ones it must wait for: a step
+    waits for one when it waits for it by a control edge, or reads or updates the same
+    variable (directly or through ``Identity`` reads), so every step sees the variables
+    as the one-by-one order would have left them; the step itself waits for all
+    before it returns."""
     index = {op: j for j, op in enumerate(ops)}
     deferred: Set[int] = set()
     variables: Dict[int, Tensor] = {}
     for j, op in enumerate(ops):
         if op in chosen:
             deferred.add(j)
-            if op.type not in DEFERRABLE_GRADIENTS:
-                variables[j] = op.inputs[0]
+            variables[j] = op.inputs[0]
     if not deferred:
         return set(), {}
     waits: Dict[int, List[int]] = {}
     for j, op in enumerate(ops):
         deps = {index[c] for c in op.control_inputs if c in index}
-        deps.update(index[t.op] for t in op.inputs if t.op in index)
         touched = {t for t in op.inputs}
         touched.update(t.op.inputs[0] for t in op.inputs
                        if t.op.type in ALIAS_OPS and t.op.inputs)
-        need = [i for i in deferred if i < j and (i in deps or variables.get(i) in touched)]
+        need = [i for i in deferred if i < j and (i in deps or variables[i] in touched)]
         if need:
             waits[j] = need
     return deferred, waits
@@ -460,7 +368,7 @@ class Plan:
     def __init__(self, ops: List[Operation], feeds: Sequence[Tensor], fetches: Sequence[Tensor],
                  resources: Any, op_state: Callable[[Operation], Dict[str, Any]],
                  owner: Any = None, allow_soft_placement: Optional[bool] = None):
-        chosen = deferrable_updates(ops, fetches) | deferrable_gradients(ops, fetches)
+        chosen = deferrable_updates(ops, fetches)
         ops = hoist(ops, chosen, feeds)
         self.ops = ops
         if allow_soft_placement is None:
@@ -535,7 +443,7 @@ class Plan:
                 self.is_async = True
         self.steps = steps
         self.deferred, self.deferred_waits = (
-            deferred_updates(ops, chosen - idle) if chosen and not (self.has_dead or self.is_async)
+            deferred_updates(ops, chosen) if chosen and not (self.has_dead or self.is_async)
             else (set(), {}))
         self.n_slots = n_slots
         self.feed_slots = [slot[t] for t in feeds]
@@ -591,9 +499,7 @@ class Plan:
                     if i in pending:
                         vals[self.steps[i][3]] = self._finish(pending.pop(i), i)
                 args = [vals[i] for i in ins]
-                if j in self.deferred and (ctx.op_type not in DEFERRABLE_GRADIENTS or
-                                           multiply_adds(ctx.op_type, ctx.attrs, args)
-                                           >= DEFER_MIN_MULTIPLY_ADDS):
+                if j in self.deferred:
                     pending[j] = _update_pool().submit(_run_in_step, step, kern, ctx, args)
                 else:
                     vals[out] = kern(ctx, *args)
