@@ -235,11 +235,11 @@ def _apply_adam(ctx: KernelContext, var_r: VariableResource, m_r: VariableResour
     return var_r
 
 
-# The updates that take their gradient times a scalar without a pass to make it, and
-# where their gradient input is.
-SCALED_GRADIENT_UPDATES = {"ApplyGradientDescent": (_apply_gd, 2),
-                           "ApplyMomentum": (_apply_momentum, 3),
-                           "ApplyAdam": (_apply_adam, 9)}
+# The updates that take their gradient times a scalar without a pass to make it (which
+# input is the gradient: ``runtime.kernel_fusion.SCALED_UPDATES``).
+SCALED_GRADIENT_UPDATES = {"ApplyGradientDescent": _apply_gd,
+                           "ApplyMomentum": _apply_momentum,
+                           "ApplyAdam": _apply_adam}
 
 
 @register_kernel("_ApplyScaledGradient")
@@ -247,7 +247,7 @@ def _apply_scaled_gradient(ctx: KernelContext, *ins: Any) -> VariableResource:
     """The update named by the ``update`` attribute, with its gradient ``g * scale``:
     its inputs, the gradient ``g`` in place of the product, then the scalar ``scale``
     (``tensorfleet.runtime.kernel_fusion``)."""
-    update, _ = SCALED_GRADIENT_UPDATES[ctx.attrs["update"]]
+    update = SCALED_GRADIENT_UPDATES[ctx.attrs["update"]]
     *args, scale = ins
     scale = np.asarray(scale)
     if scale.ndim != 0:
