@@ -278,7 +278,9 @@ def _scaled_update(update: Operation, readers: Dict[Tensor, List[Operation]],
         passed.append(t.op)
         reader, t = t.op, t.op.inputs[0]
     mul = t.op
-    if mul.type != "Mul" or len(mul.inputs) != 2:
+    # The product runs nothing once rewritten: it must have no control edge or
+    # numerics check of its own.
+    if mul.type != "Mul" or len(mul.inputs) != 2 or not _plain(mul):
         return None
     a, b = mul.inputs
     # With a scalar factor the product has the other factor's shape.

@@ -226,10 +226,19 @@ def test_an_update_of_a_scaled_gradient_gives_the_values_of_the_product(make_opt
             shape).astype(np.float32) / 8)
 
 
-def test_an_update_of_a_product_by_a_tensor_is_not_rewritten():
+def test_an_update_of_a_product_by_a_tensor_or_of_a_checked_product_is_not_rewritten():
     with tf.Graph().as_default():
         w = tf.Variable(np.ones([4, 3], np.float32))
         g = tf.ones([4, 3]) * tf.ones([4, 3])
         train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, w)])
+        assert not any(c.kernel == "_ApplyScaledGradient"
+                       for c in _chains([], [train]).values())
+    with tf.Graph().as_default():
+        w = tf.Variable(np.ones([4, 3], np.float32))
+        gate = tf.no_op()
+        with tf.control_dependencies([gate]):
+            g = tf.ones([4, 3]) * tf.constant(0.5)
+        train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, w)])
+        # A product waiting on a control edge keeps running as written.
         assert not any(c.kernel == "_ApplyScaledGradient"
                        for c in _chains([], [train]).values())
