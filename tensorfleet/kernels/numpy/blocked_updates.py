@@ -71,9 +71,9 @@ def run(update: Update, size: int, dtype: np.dtype) -> None:
         f.result()
 
 
-def _grad_blocks(g: np.ndarray, scale: Optional[float]) -> GradBlock:
-    """The gradient's block [i, j): a view of ``g``, or with a scale, ``g * scale``
-    written into the scratch block given. The product is the float32 one a ``Mul`` of
+def _grad_blocks(g: np.ndarray, scale: Optional[np.ndarray]) -> GradBlock:
+    """The gradient's block [i, j): a view of ``g``, or with a scale (a 0-d array of
+    the gradient's dtype), ``g * scale`` written into the scratch block given. The product is the float32 one a ``Mul`` of
     the gradient by a scalar would have made, so the update sees the same values
     without a pass over the whole gradient to make them."""
     fg = g.reshape(-1)
@@ -87,7 +87,7 @@ def _grad_blocks(g: np.ndarray, scale: Optional[float]) -> GradBlock:
 
 def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: float,
          beta1: float, beta2: float, epsilon: float, nesterov: bool,
-         scale: Optional[float] = None) -> None:
+         scale: Optional[np.ndarray] = None) -> None:
     """Adam's update of ``var``, ``m`` and ``v`` in place; ``lr_t`` is the step size
     already corrected for the moments' bias; the gradient is ``g * scale`` when a
     scale is given."""
@@ -123,7 +123,7 @@ def adam(var: np.ndarray, m: np.ndarray, v: np.ndarray, g: np.ndarray, lr_t: flo
 
 
 def momentum(var: np.ndarray, acc: np.ndarray, g: np.ndarray, lr: float, mu: float,
-             nesterov: bool, scale: Optional[float] = None) -> None:
+             nesterov: bool, scale: Optional[np.ndarray] = None) -> None:
     """The momentum update of ``var`` and its accumulator in place; the gradient is
     ``g * scale`` when a scale is given."""
     fv, fa = var.reshape(-1), acc.reshape(-1)
@@ -146,7 +146,7 @@ def momentum(var: np.ndarray, acc: np.ndarray, g: np.ndarray, lr: float, mu: flo
 
 
 def gradient_descent(var: np.ndarray, g: np.ndarray, lr: float,
-                     scale: Optional[float] = None) -> None:
+                     scale: Optional[np.ndarray] = None) -> None:
     """``var -= lr * g`` in place (``lr * (g * scale)`` when a scale is given)."""
     fv = var.reshape(-1)
     grad = _grad_blocks(g, scale)
